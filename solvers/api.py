@@ -1,0 +1,114 @@
+"""The public API: simulate(), benchmarks(), methods(), describe()."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from . import driver
+from .registry import BENCHMARKS, METHODS, applies
+from .result import Result
+
+# The documented cap on steps per run (t_end / h); larger runs are refused with a ValueError.
+MAX_STEPS = 10_000_000
+
+
+def benchmarks() -> list[str]:
+    """Ids of all benchmarks."""
+    return list(BENCHMARKS)
+
+
+def methods(benchmark: str | None = None) -> list[str]:
+    """Ids of all methods or, with a benchmark id, of those that apply to it."""
+    if benchmark is None:
+        return list(METHODS)
+    _check_benchmark(benchmark)
+    return [m for m in METHODS if applies(m, benchmark)]
+
+
+def describe(benchmark: str) -> dict[str, Any]:
+    """Plain-data description of a benchmark: title, seed, description, parameter defaults and docs, methods."""
+    _check_benchmark(benchmark)
+    out = BENCHMARKS[benchmark].describe()
+    out["methods"] = methods(benchmark)
+    return out
+
+
+def describe_method(method: str) -> dict[str, Any]:
+    """Plain-data description of a method: title, seed, order, options with defaults and ranges."""
+    _check_method(method)
+    return METHODS[method].describe()
+
+
+def _check_benchmark(benchmark: Any) -> None:
+    if not isinstance(benchmark, str) or benchmark not in BENCHMARKS:
+        raise ValueError(f"unknown benchmark {benchmark!r}; valid: {', '.join(BENCHMARKS)}")
+
+
+def _check_method(method: Any) -> None:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid: {', '.join(METHODS)}")
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return x
+
+
+def step_count(h: float, t_end: float) -> int:
+    """Fixed steps to reach t_end: ceil(t_end / h), tolerant to round-off (the last time is steps * h)."""
+    return max(1, math.ceil(t_end / h * (1.0 - 1e-12)))
+
+
+def simulate(
+    benchmark: str,
+    method: str,
+    h: float,
+    t_end: float,
+    params: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    max_samples: int | None = None,
+    progress: driver.Progress | None = None,
+) -> Result:
+    """Integrate ``benchmark`` with ``method`` at fixed step ``h`` up to ``t_end``.
+
+    ``params`` override the benchmark's parameters, ``options`` the method's options; ``max_samples`` caps the
+    saved samples (decimated evenly; summaries still cover every step); ``progress(fraction)`` is called between
+    chunks and cancels the run by returning False. Bad input raises ValueError naming the value and the valid
+    choices; a diverging or failing run returns its partial results with status and message.
+    """
+    _check_benchmark(benchmark)
+    _check_method(method)
+    if not applies(method, benchmark):
+        raise ValueError(
+            f"method {method!r} does not apply to benchmark {benchmark!r}; valid: {', '.join(methods(benchmark))}"
+        )
+    h = _positive("h", h)
+    t_end = _positive("t_end", t_end)
+    if h > t_end:
+        raise ValueError(f"h = {h:g} is larger than t_end = {t_end:g}")
+    n_total = step_count(h, t_end)
+    if n_total > MAX_STEPS:
+        raise ValueError(
+            f"t_end / h = {t_end:g} / {h:g} needs {n_total} steps, over the cap of {MAX_STEPS} steps per run; "
+            "increase h or shorten t_end"
+        )
+    if max_samples is not None:
+        if isinstance(max_samples, bool) or not isinstance(max_samples, int) or max_samples < 2:
+            raise ValueError(f"max_samples must be an integer >= 2 or None, got {max_samples!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r}")
+    bench = BENCHMARKS[benchmark]
+    meth = METHODS[method]
+    resolved = bench.resolve(params)
+    opts = meth.resolve(options)
+    model = bench.build(resolved)
+    return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, max_samples, progress)

@@ -1,0 +1,131 @@
+"""Command line: ``python -m solvers list | run | warmup``.
+
+Exit status: 0 ok, 2 bad input, 3 the run diverged or failed (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from . import api
+from .registry import BENCHMARKS, METHODS, applies
+from .result import _plain
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 too; keep the message short and plain
+        self.print_usage(sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _value(text: str) -> Any:
+    """A --param/--option value: JSON (numbers, lists, true/false) or else the plain string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _pairs(items: Sequence[str] | None, what: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, val = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = _value(val.strip())
+    return out
+
+
+def _list(as_json: bool) -> int:
+    if as_json:
+        data = {
+            "benchmarks": {b: api.describe(b) for b in BENCHMARKS},
+            "methods": {m: api.describe_method(m) for m in METHODS},
+        }
+        print(json.dumps(_plain(data), indent=1))
+        return 0
+    print("benchmarks:")
+    for b, spec in BENCHMARKS.items():
+        print(f"  {b:26s} seed {spec.seed}  {spec.title}")
+        print(f"  {'':26s} methods: {', '.join(api.methods(b))}")
+        print(f"  {'':26s} params: {', '.join(spec.params) or '(none)'}")
+    print("methods:")
+    for m, spec in METHODS.items():
+        opts = ", ".join(f"{k}={o.default}" for k, o in spec.options.items()) or "(no options)"
+        print(f"  {m:26s} seed {spec.seed}  order {spec.order}  {spec.title}; options: {opts}")
+    return 0
+
+
+def warmup(verbose: bool = True) -> float:
+    """Compile (or load from the on-disk cache) every kernel by running each pair for two steps."""
+    t0 = time.perf_counter()
+    for m in METHODS:
+        for b in BENCHMARKS:
+            if applies(m, b):
+                spec = BENCHMARKS[b]
+                api.simulate(b, m, h=spec.default_h, t_end=2 * spec.default_h)
+    dt = time.perf_counter() - t0
+    if verbose:
+        print(f"kernels ready in {dt:.2f} s")
+    return dt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    p = _Parser(prog="python -m solvers", description="Integrator Lab: run geometric integrators on benchmarks")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    pl = sub.add_parser("list", help="list benchmarks and methods")
+    pl.add_argument("--json", action="store_true", help="print descriptions as JSON")
+    pr = sub.add_parser("run", help="run one benchmark with one method and print the summary as JSON")
+    pr.add_argument("benchmark")
+    pr.add_argument("method")
+    pr.add_argument("--h", type=float, required=True, help="step size (s)")
+    pr.add_argument("--t-end", type=float, required=True, help="end time (s)")
+    pr.add_argument("--param", action="append", metavar="KEY=VALUE", help="benchmark parameter (JSON value)")
+    pr.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (JSON value)")
+    pr.add_argument("--max-samples", type=int, default=None, help="cap on saved samples")
+    pr.add_argument("--out", help="save the result (.npz, .csv or .json)")
+    sub.add_parser("warmup", help="compile every kernel into the on-disk cache")
+    args = p.parse_args(argv)
+
+    if args.cmd == "list":
+        return _list(args.json)
+    if args.cmd == "warmup":
+        warmup()
+        return 0
+    try:
+        if args.out and not args.out.lower().endswith((".npz", ".csv", ".json")):
+            raise ValueError(f"--out {args.out!r}: use a .npz, .csv or .json file name")
+        res = api.simulate(
+            args.benchmark,
+            args.method,
+            h=args.h,
+            t_end=args.t_end,
+            params=_pairs(args.param, "param"),
+            options=_pairs(args.option, "option"),
+            max_samples=args.max_samples,
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
+           "status": res.status, "message": res.message, **res.summary}
+    if args.out:
+        try:
+            res.save(args.out)
+        except OSError as exc:
+            print(f"error: cannot write {args.out!r}: {exc.strerror}", file=sys.stderr)
+            return 2
+        out["saved"] = args.out
+    print(json.dumps(_plain(out)))
+    return 0 if res.status == "ok" else 3
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Shared pieces of the compiled kernel contract.
+
+Every method kernel has the signature
+
+    advance(y, work, data, opts, t_start, h, k0, n_steps, n_total, stride,
+            samples, n_saved, maxima, ref, info) -> (steps_done, status, n_saved)
+
+- ``y``: the flat state in the model's layout, advanced in place;
+- ``work``: the method's persistent extras (multipliers, accelerations, previous velocities);
+- ``data``: the model's arrays (a tuple whose types are fixed per machinery);
+- ``opts``: the method's numeric options as a float array;
+- global step index ``k`` runs from ``k0`` to ``k0 + n_steps``; time is ``t_start + k h``;
+- ``samples`` rows are ``[t, y..., diagnostics...]`` saved every ``stride`` steps and at the last step;
+- ``maxima`` holds running maxima over every step (see ``MAXIMA``), ``ref`` the values at t = 0;
+- ``info`` receives details of a failure (time, residual) for the Python-side message.
+
+Status codes map to messages in :mod:`solvers.driver`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# status codes returned by kernels
+OK = 0
+NONFINITE = 1  # state became non-finite or exploded -> "diverged"
+NEWTON = 2  # Newton iteration did not converge -> "failed"
+SINGULAR = 3  # a linear system was singular -> "failed"
+DOMAIN = 4  # the method left its domain (e.g. rotation-vector singularity) -> "failed"
+
+# diagnostics row (length N_DIAG), same order in samples and maxima
+DIAG_FIELDS = (
+    "energy",
+    "constraint_position",
+    "constraint_velocity",
+    "constraint_acceleration",
+    "orthogonality_error",
+    "momentum",
+    "rotation_error",
+)
+N_DIAG = len(DIAG_FIELDS)
+# maxima: 0 max|E - E0|, 1-4 max constraint/orthogonality norms, 5 max|momentum - momentum0|,
+# 6 max rotation error, 7 total Newton iterations
+N_MAXIMA = 8
+# a state component beyond this magnitude counts as divergence
+BLOWUP = 1e12
+
+
+@njit(cache=True)
+def state_ok(y: np.ndarray) -> bool:
+    """True if every component of y is finite and below the blow-up bound."""
+    for i in range(y.shape[0]):
+        v = y[i]
+        if not (abs(v) < BLOWUP):
+            return False
+    return True
+
+
+@njit(cache=True)
+def record(
+    samples: np.ndarray,
+    n_saved: int,
+    maxima: np.ndarray,
+    ref: np.ndarray,
+    t: float,
+    y: np.ndarray,
+    d: np.ndarray,
+    k: int,
+    stride: int,
+    n_total: int,
+) -> int:
+    """Update running maxima with diagnostics d at step k; save a sample row if k is on the stride."""
+    if k == 0:
+        ref[0] = d[0]
+        ref[1] = d[5]
+    e = abs(d[0] - ref[0])
+    if e > maxima[0]:
+        maxima[0] = e
+    for j in range(1, 5):
+        if d[j] > maxima[j]:
+            maxima[j] = d[j]
+    m = abs(d[5] - ref[1])
+    if m > maxima[5]:
+        maxima[5] = m
+    if d[6] > maxima[6]:
+        maxima[6] = d[6]
+    if k % stride == 0 or k == n_total:
+        if n_saved < samples.shape[0]:
+            row = samples[n_saved]
+            row[0] = t
+            ny = y.shape[0]
+            for i in range(ny):
+                row[1 + i] = y[i]
+            for j in range(d.shape[0]):
+                row[1 + ny + j] = d[j]
+            n_saved += 1
+    return n_saved

@@ -1,0 +1,768 @@
+"""SO(3) / SO(2) toolkit for the compiled integrator kernels.
+
+Every function is ``@numba.njit(cache=True)``, takes float64 numpy arrays (or floats) and returns newly
+allocated float64 arrays (or floats); no Python objects and no scipy, so the functions can be called from
+other compiled kernels as well as from Python.
+
+Conventions (shared/ALGORITHMS.md section 0):
+
+* ``hat(w) @ v == cross(w, v)``; ``vee`` is its inverse on skew matrices.
+* Left-trivialised (body) velocities: ``dR/dt = R hat(v)``, a step is ``R+ = R expm_so3(h * delta)``.
+* Tangent operator ``T(w)`` with ``x = |w|``, ``W = hat(w)``::
+
+      T(w) = I - ((1 - cos x)/x^2) W + ((x - sin x)/x^3) W^2,
+      expm(w)^-1 d/dt expm(w(t)) = hat(T(w) dw/dt).
+
+  ``T(w)^T = T(-w)``, ``T^-1(w) = I + W/2 + c(x) W^2`` with ``c(x) = (1 - (x/2) cot(x/2))/x^2`` and
+  ``T^-T(w) = I - W/2 + c(x) W^2``.  ``c`` and ``T^-1`` are singular at ``|w| = 2 k pi`` (k >= 1).
+* Quaternions are unit quaternions, scalar first ``(q0, q1, q2, q3)``, Hamilton product, and
+  ``rot_from_quat(quat_mul(p, q)) == rot_from_quat(p) @ rot_from_quat(q)``.
+
+Small-angle series: the five coefficient functions of ALGORITHMS.md section 0 switch to their series at the
+thresholds given there (taken from StHante/liegroup, src/singular_functions.F90); they are the module
+constants ``*_SERIES_BELOW``.  The closed forms lose relative accuracy just above some of these thresholds
+(cancellation): about 4e-8 for ``sinc3`` just above 1e-4, 1e-11 for ``c_coef`` above 1e-2 and 4e-9 for
+``c3_coef`` above 0.2.  The products that enter the tangent matrices (coefficient times ``x^2`` or ``x^3``)
+stay accurate to about 1e-15 absolute.  The derivative coefficients ``sinc1_d``, ``cosc2_d`` and
+``sinc3_d`` (not in ALGORITHMS.md) use longer series up to thresholds chosen so that both branches are
+accurate to about 1e-14 relative.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "C3_SERIES_BELOW",
+    "COSC2_D_SERIES_BELOW",
+    "COSC2_SERIES_BELOW",
+    "C_SERIES_BELOW",
+    "SINC1_D_SERIES_BELOW",
+    "SINC1_SERIES_BELOW",
+    "SINC3_D_SERIES_BELOW",
+    "SINC3_SERIES_BELOW",
+    "c3_coef",
+    "c_coef",
+    "cardan_xyz",
+    "cardan_xyz_from_rot",
+    "cayley",
+    "cayley_inv",
+    "cosc2",
+    "cosc2_d",
+    "cross",
+    "d_cayley",
+    "d_cayley_inv",
+    "d_tangent",
+    "d_tangent_inv",
+    "d_tangent_inv_t",
+    "d_tangent_t",
+    "expm_so3",
+    "hat",
+    "log_so2",
+    "logm_so3",
+    "mat3_solve",
+    "orthogonality_error",
+    "quat_from_rot",
+    "quat_from_rotvec",
+    "quat_mul",
+    "rot2",
+    "rot_from_quat",
+    "rot_x",
+    "rot_y",
+    "rot_z",
+    "sinc1",
+    "sinc1_d",
+    "sinc3",
+    "sinc3_d",
+    "tangent",
+    "tangent_inv",
+    "tangent_inv_t",
+    "tangent_t",
+    "vee",
+]
+
+# Series switch-over thresholds, ALGORITHMS.md section 0 (from StHante/liegroup, singular_functions.F90).
+SINC1_SERIES_BELOW = 1.0e-4
+COSC2_SERIES_BELOW = 1.0e-2
+SINC3_SERIES_BELOW = 1.0e-4
+C_SERIES_BELOW = 1.0e-2
+C3_SERIES_BELOW = 0.2
+# Derivative coefficients (chosen here: closed form and series both ~1e-14 relative at the switch).
+SINC1_D_SERIES_BELOW = 0.2
+COSC2_D_SERIES_BELOW = 0.5
+SINC3_D_SERIES_BELOW = 1.0
+
+# Taylor coefficients in x^2 (exact rationals; c3 from the Bernoulli series of (x/2) cot(x/2)).
+_C3_SERIES = (1.0 / 360.0, 1.0 / 7560.0, 1.0 / 201600.0, 1.0 / 5987520.0, 691.0 / 130767436800.0)
+_SINC1_D_SERIES = (-1.0 / 3.0, 1.0 / 30.0, -1.0 / 840.0, 1.0 / 45360.0, -1.0 / 3991680.0, 1.0 / 518918400.0)
+_COSC2_D_SERIES = (
+    -1.0 / 12.0,
+    1.0 / 180.0,
+    -1.0 / 6720.0,
+    1.0 / 453600.0,
+    -1.0 / 47900160.0,
+    1.0 / 7264857600.0,
+    -1.0 / 1494484992000.0,
+)
+_SINC3_D_SERIES = (
+    -1.0 / 60.0,
+    1.0 / 1260.0,
+    -1.0 / 60480.0,
+    1.0 / 4989600.0,
+    -1.0 / 622702080.0,
+    1.0 / 108972864000.0,
+    -1.0 / 25406244864000.0,
+    1.0 / 7602818775552000.0,
+)
+
+# Cardan decomposition: below this cos(a1) the angles a0 and a2 are treated as gimbal locked.
+_GIMBAL_COS = 1.0e-12
+
+
+# ---------------------------------------------------------------------------------------------------------
+# small fixed-size helpers
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def cross(a, b):
+    """Cross product of two 3-vectors (numba's ``np.cross`` supports only some shapes)."""
+    out = np.empty(3)
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+@numba.njit(cache=True)
+def mat3_solve(A, b):
+    """Solve ``A x = b`` for a 3x3 ``A`` and a 3-vector ``b`` (Gaussian elimination, partial pivoting).
+
+    A singular ``A`` gives inf/nan entries rather than an exception (no Python objects in kernels).
+    """
+    M = np.empty((3, 4))
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = A[i, j]
+        M[i, 3] = b[i]
+    for k in range(3):
+        p = k
+        big = abs(M[k, k])
+        for i in range(k + 1, 3):
+            if abs(M[i, k]) > big:
+                big = abs(M[i, k])
+                p = i
+        if p != k:
+            for j in range(4):
+                tmp = M[k, j]
+                M[k, j] = M[p, j]
+                M[p, j] = tmp
+        for i in range(k + 1, 3):
+            f = M[i, k] / M[k, k]
+            for j in range(k, 4):
+                M[i, j] -= f * M[k, j]
+    x = np.empty(3)
+    for i in range(2, -1, -1):
+        s = M[i, 3]
+        for j in range(i + 1, 3):
+            s -= M[i, j] * x[j]
+        x[i] = s / M[i, i]
+    return x
+
+
+@numba.njit(cache=True)
+def hat(w):
+    """Skew matrix of a 3-vector, ``hat(w) @ v == cross(w, v)`` (ALGORITHMS.md section 0)."""
+    W = np.empty((3, 3))
+    W[0, 0] = 0.0
+    W[0, 1] = -w[2]
+    W[0, 2] = w[1]
+    W[1, 0] = w[2]
+    W[1, 1] = 0.0
+    W[1, 2] = -w[0]
+    W[2, 0] = -w[1]
+    W[2, 1] = w[0]
+    W[2, 2] = 0.0
+    return W
+
+
+@numba.njit(cache=True)
+def vee(W):
+    """Inverse of ``hat``: ``(W[2,1], W[0,2], W[1,0])`` (only the lower/upper pairs used by hat are read)."""
+    w = np.empty(3)
+    w[0] = W[2, 1]
+    w[1] = W[0, 2]
+    w[2] = W[1, 0]
+    return w
+
+
+@numba.njit(cache=True)
+def _norm3(w):
+    return math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+
+
+@numba.njit(cache=True)
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True)
+def _poly_i_w_w2(w, a, b):
+    """I + a W + b W^2 with W = hat(w), written out (W^2 = w w^T - |w|^2 I)."""
+    x2 = _dot3(w, w)
+    d = 1.0 - b * x2
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = b * w[i] * w[j]
+        out[i, i] += d
+    out[0, 1] -= a * w[2]
+    out[0, 2] += a * w[1]
+    out[1, 0] += a * w[2]
+    out[1, 2] -= a * w[0]
+    out[2, 0] -= a * w[1]
+    out[2, 1] += a * w[0]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# coefficient functions with small-angle series
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _horner(coefs, x2):
+    """sum_k coefs[k] x2^k (Horner)."""
+    p = 0.0
+    for k in range(len(coefs) - 1, -1, -1):
+        p = coefs[k] + x2 * p
+    return p
+
+
+@numba.njit(cache=True)
+def sinc1(x):
+    """sin(x)/x; series 1 - x^2/6 below 1e-4 (ALGORITHMS.md section 0, liegroup ``sinx_x``)."""
+    if abs(x) < SINC1_SERIES_BELOW:
+        return 1.0 - x * x / 6.0
+    return math.sin(x) / x
+
+
+@numba.njit(cache=True)
+def cosc2(x):
+    """(1 - cos x)/x^2; series 1/2 - x^2/24 + x^4/720 below 1e-2 (ALGORITHMS.md section 0).
+
+    The closed form is evaluated as 2 (sin(x/2)/x)^2, which has no cancellation.
+    """
+    if abs(x) < COSC2_SERIES_BELOW:
+        x2 = x * x
+        return 0.5 - x2 / 24.0 + x2 * x2 / 720.0
+    s = math.sin(0.5 * x) / x
+    return 2.0 * s * s
+
+
+@numba.njit(cache=True)
+def sinc3(x):
+    """(x - sin x)/x^3; series 1/6 - x^2/120 + x^4/5040 below 1e-4 (ALGORITHMS.md section 0)."""
+    if abs(x) < SINC3_SERIES_BELOW:
+        x2 = x * x
+        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0
+    return (x - math.sin(x)) / (x * x * x)
+
+
+@numba.njit(cache=True)
+def c_coef(x):
+    """c(x) = (1 - (x/2) cot(x/2))/x^2, the W^2 coefficient of T^-1 (ALGORITHMS.md section 0).
+
+    Series 1/12 + x^2/720 + x^4/30240 below 1e-2 (liegroup ``two_xcotx2_2x2``); singular at x = 2 k pi.
+    """
+    if abs(x) < C_SERIES_BELOW:
+        x2 = x * x
+        return 1.0 / 12.0 + x2 / 720.0 + x2 * x2 / 30240.0
+    h = 0.5 * x
+    return (1.0 - h * math.cos(h) / math.sin(h)) / (x * x)
+
+
+@numba.njit(cache=True)
+def c3_coef(x):
+    """c3(x) = c'(x)/x = (x sin x + 4 cos x + x^2 - 4)/(4 sin^2(x/2) x^4) (ALGORITHMS.md section 0).
+
+    Series below 0.2: 1/360 + x^2/7560 + x^4/201600 + x^6/5987520 + 691 x^8/130767436800 (the last two
+    terms as in liegroup ``xsinx_4cosx_x2_4_4sinx22_x4``; coefficients re-derived from the Bernoulli series
+    of (x/2) cot(x/2)).
+    """
+    if abs(x) < C3_SERIES_BELOW:
+        return _horner(_C3_SERIES, x * x)
+    s = math.sin(0.5 * x)
+    x2 = x * x
+    return (x * math.sin(x) + 4.0 * math.cos(x) + x2 - 4.0) / (4.0 * s * s * x2 * x2)
+
+
+@numba.njit(cache=True)
+def sinc1_d(x):
+    """sinc1'(x)/x = (x cos x - sin x)/x^3 (b1 of ALGORITHMS.md section 3); Taylor series below 0.2."""
+    if abs(x) < SINC1_D_SERIES_BELOW:
+        return _horner(_SINC1_D_SERIES, x * x)
+    return (x * math.cos(x) - math.sin(x)) / (x * x * x)
+
+
+@numba.njit(cache=True)
+def cosc2_d(x):
+    """cosc2'(x)/x = (x sin x - 2 (1 - cos x))/x^4 (b2 of ALGORITHMS.md section 3; liegroup
+    ``two_2cosx_xsinx_x4`` with the opposite sign); Taylor series below 0.5."""
+    if abs(x) < COSC2_D_SERIES_BELOW:
+        return _horner(_COSC2_D_SERIES, x * x)
+    s = math.sin(0.5 * x)
+    x2 = x * x
+    return (x * math.sin(x) - 4.0 * s * s) / (x2 * x2)
+
+
+@numba.njit(cache=True)
+def sinc3_d(x):
+    """sinc3'(x)/x = (3 sin x - x (2 + cos x))/x^5 (liegroup ``x_2_cosx_3sinx_x5`` with the opposite sign);
+    Taylor series below 1.0 (the closed form cancels badly: 5e-10 relative at x = 0.1)."""
+    if abs(x) < SINC3_D_SERIES_BELOW:
+        return _horner(_SINC3_D_SERIES, x * x)
+    x2 = x * x
+    return (3.0 * math.sin(x) - x * (2.0 + math.cos(x))) / (x2 * x2 * x)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# exponential and logarithm
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def expm_so3(w):
+    """Rodrigues' formula R = I + (sin x/x) W + ((1 - cos x)/x^2) W^2 (HLW GNI IV.8, ALGORITHMS.md sec. 0).
+
+    Written as R = cos(x) I + cosc2(x) w w^T + sinc1(x) W, with the small-angle series of sinc1/cosc2.
+    """
+    x = _norm3(w)
+    return _poly_i_w_w2(w, sinc1(x), cosc2(x))
+
+
+@numba.njit(cache=True)
+def logm_so3(R):
+    """Principal logarithm w = vee(log R), |w| in [0, pi] (ALGORITHMS.md section 0, "Log map near pi").
+
+    angle = atan2(|vee(R - R^T)|/2, (tr R - 1)/2) (no acos).  For angle <= pi/2, w = vee(R - R^T) /
+    (2 sinc1(angle)).  Beyond pi/2 the axis is the largest column of the symmetric part
+    (R + R^T)/2 - cos(angle) I = (1 - cos(angle)) n n^T, with its sign chosen so that n . vee(R - R^T) >= 0
+    (at angle pi exactly, where that product is only rounding noise, either sign is a valid logarithm).
+    """
+    v0 = R[2, 1] - R[1, 2]
+    v1 = R[0, 2] - R[2, 0]
+    v2 = R[1, 0] - R[0, 1]
+    s = 0.5 * math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)
+    theta = math.atan2(s, c)
+    w = np.empty(3)
+    if c >= 0.0:
+        f = 0.5 / sinc1(theta)
+        w[0] = f * v0
+        w[1] = f * v1
+        w[2] = f * v2
+        return w
+    B = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            B[i, j] = 0.5 * (R[i, j] + R[j, i])
+        B[i, i] -= c
+    k = 0
+    if B[1, 1] > B[k, k]:
+        k = 1
+    if B[2, 2] > B[k, k]:
+        k = 2
+    n0 = B[0, k]
+    n1 = B[1, k]
+    n2 = B[2, k]
+    nn = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+    if n0 * v0 + n1 * v1 + n2 * v2 < 0.0:
+        nn = -nn
+    f = theta / nn
+    w[0] = f * n0
+    w[1] = f * n1
+    w[2] = f * n2
+    return w
+
+
+# ---------------------------------------------------------------------------------------------------------
+# tangent operator and its derivatives
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def tangent(w):
+    """T(w) = I - ((1-cos x)/x^2) W + ((x - sin x)/x^3) W^2, expm(w)^-1 d expm(w) = hat(T dw)
+    (ALGORITHMS.md section 0; liegroup ``tan_op_s3``)."""
+    x = _norm3(w)
+    return _poly_i_w_w2(w, -cosc2(x), sinc3(x))
+
+
+@numba.njit(cache=True)
+def tangent_t(w):
+    """T(w)^T = T(-w) = I + ((1-cos x)/x^2) W + ((x - sin x)/x^3) W^2 (ALGORITHMS.md sections 0 and 6)."""
+    x = _norm3(w)
+    return _poly_i_w_w2(w, cosc2(x), sinc3(x))
+
+
+@numba.njit(cache=True)
+def tangent_inv(w):
+    """T(w)^-1 = I + W/2 + c(x) W^2 (ALGORITHMS.md section 0; liegroup ``tan_op_inv_s3``)."""
+    x = _norm3(w)
+    return _poly_i_w_w2(w, 0.5, c_coef(x))
+
+
+@numba.njit(cache=True)
+def tangent_inv_t(w):
+    """T(w)^-T = I - W/2 + c(x) W^2 (ALGORITHMS.md section 0; liegroup ``tan_tr_inv_s3``)."""
+    x = _norm3(w)
+    return _poly_i_w_w2(w, -0.5, c_coef(x))
+
+
+@numba.njit(cache=True)
+def _d_poly(w, a, alpha, beta, dalpha, dbeta):
+    """d/dw [a + alpha(x) w x a + beta(x) w x (w x a)] with dalpha = alpha'(x)/x, dbeta = beta'(x)/x.
+
+    Uses d/dw (w x a) = -hat(a) and d/dw (w x (w x a)) = -hat(w x a) - W hat(a).
+    """
+    wa = cross(w, a)
+    wwa = cross(w, wa)
+    A = hat(a)
+    WA = hat(wa)
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            # (W hat(a))_ij = w_j a_i - (w . a) delta_ij
+            wha = w[j] * a[i]
+            if i == j:
+                wha -= _dot3(w, a)
+            out[i, j] = -alpha * A[i, j] - beta * (WA[i, j] + wha) + (dalpha * wa[i] + dbeta * wwa[i]) * w[j]
+    return out
+
+
+@numba.njit(cache=True)
+def d_tangent(w, a):
+    """Jacobian d/dw [T(w) a] for fixed a (derived from ALGORITHMS.md section 0's T)::
+
+    cosc2 hat(a) - cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+    """
+    x = _norm3(w)
+    return _d_poly(w, a, -cosc2(x), sinc3(x), -cosc2_d(x), sinc3_d(x))
+
+
+@numba.njit(cache=True)
+def d_tangent_t(w, a):
+    """Jacobian d/dw [T(w)^T a] for fixed a (T^T(w) = T(-w); derived from ALGORITHMS.md section 0)::
+
+    -cosc2 hat(a) + cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+    """
+    x = _norm3(w)
+    return _d_poly(w, a, cosc2(x), sinc3(x), cosc2_d(x), sinc3_d(x))
+
+
+@numba.njit(cache=True)
+def d_tangent_inv(w, a):
+    """Jacobian d/dw [T(w)^-1 a] for fixed a::
+
+        -1/2 hat(a) - c(x) (W hat(a) + hat(w x a)) + c3(x) (w x (w x a)) w^T
+
+    (the sign of the hat(a) term flips with respect to D of ALGORITHMS.md section 0).
+    """
+    x = _norm3(w)
+    return _d_poly(w, a, 0.5, c_coef(x), 0.0, c3_coef(x))
+
+
+@numba.njit(cache=True)
+def d_tangent_inv_t(w, a):
+    """D(w; a) = d/dw [T(w)^-T a] (ALGORITHMS.md section 0; liegroup ``d_tan_tr_inv_s3``)::
+
+        1/2 hat(a) - c(x) (W hat(a) + hat(w x a)) - c3(x) (w x (a x w)) w^T
+
+    (note w x (a x w) = -w x (w x a), so the c3 term is +c3 (w x (w x a)) w^T).
+    """
+    x = _norm3(w)
+    return _d_poly(w, a, -0.5, c_coef(x), 0.0, c3_coef(x))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cayley map
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def cayley(w):
+    """cay(w) = (I - W/2)^-1 (I + W/2) = I + 4/(4 + x^2) (W + W^2/2) (HLW GNI IV.8.3)."""
+    k = 4.0 / (4.0 + _dot3(w, w))
+    return _poly_i_w_w2(w, k, 0.5 * k)
+
+
+@numba.njit(cache=True)
+def cayley_inv(R):
+    """Inverse Cayley map w = vee(2 (R - I)(R + I)^-1) = 2 vee(R - R^T)/(1 + tr R) (HLW GNI IV.8.3).
+
+    Singular for rotation angle pi (tr R = -1).
+    """
+    f = 2.0 / (1.0 + R[0, 0] + R[1, 1] + R[2, 2])
+    w = np.empty(3)
+    w[0] = f * (R[2, 1] - R[1, 2])
+    w[1] = f * (R[0, 2] - R[2, 0])
+    w[2] = f * (R[1, 0] - R[0, 1])
+    return w
+
+
+@numba.njit(cache=True)
+def d_cayley(w):
+    """Left-trivialised differential of the Cayley map: cay(w)^-1 d/dt cay(w(t)) = hat(d_cayley(w) dw/dt),
+
+    d_cayley(w) = 4/(4 + x^2) (I - W/2), the Cayley analogue of T(w) (HLW GNI IV.8.3 give the
+    right-trivialised form dcay_W(H) = (I - W/2)^-1 H (I + W/2)^-1, i.e. 4/(4 + x^2) (I + W/2)).
+    """
+    k = 4.0 / (4.0 + _dot3(w, w))
+    out = _poly_i_w_w2(w, -0.5, 0.0)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] *= k
+    return out
+
+
+@numba.njit(cache=True)
+def d_cayley_inv(w):
+    """Inverse of ``d_cayley(w)``: I + W/2 + w w^T / 4 (the Cayley analogue of T^-1)."""
+    out = _poly_i_w_w2(w, 0.5, 0.0)
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += 0.25 * w[i] * w[j]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SO(2)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def rot2(theta):
+    """Planar rotation [[cos, -sin], [sin, cos]] (ALGORITHMS.md section 0 conventions in 2-D)."""
+    c = math.cos(theta)
+    s = math.sin(theta)
+    R = np.empty((2, 2))
+    R[0, 0] = c
+    R[0, 1] = -s
+    R[1, 0] = s
+    R[1, 1] = c
+    return R
+
+
+@numba.njit(cache=True)
+def log_so2(R2):
+    """Angle in (-pi, pi] of a planar rotation: atan2(R10 - R01, R00 + R11) (-pi is mapped to pi)."""
+    theta = math.atan2(R2[1, 0] - R2[0, 1], R2[0, 0] + R2[1, 1])
+    if theta <= -math.pi:
+        theta = math.pi
+    return theta
+
+
+# ---------------------------------------------------------------------------------------------------------
+# quaternions (scalar first)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def quat_from_rot(R):
+    """Unit quaternion (scalar first, q0 >= 0) of a rotation matrix by Shepperd's method
+    (Shepperd, J. Guidance Control 1 (1978) 223; ALGORITHMS.md section 0).
+
+    The branch with the largest of (tr R, R00, R11, R22) avoids the division by a small component; the
+    result is normalised, so slightly non-orthogonal R is tolerated.
+    """
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    q = np.empty(4)
+    k = -1
+    big = tr
+    for i in range(3):
+        if R[i, i] > big:
+            big = R[i, i]
+            k = i
+    if k == -1:
+        r = math.sqrt(max(1.0 + tr, 0.0))
+        f = 0.5 / r
+        q[0] = 0.5 * r
+        q[1] = f * (R[2, 1] - R[1, 2])
+        q[2] = f * (R[0, 2] - R[2, 0])
+        q[3] = f * (R[1, 0] - R[0, 1])
+    elif k == 0:
+        r = math.sqrt(max(1.0 + 2.0 * R[0, 0] - tr, 0.0))
+        f = 0.5 / r
+        q[1] = 0.5 * r
+        q[0] = f * (R[2, 1] - R[1, 2])
+        q[2] = f * (R[0, 1] + R[1, 0])
+        q[3] = f * (R[0, 2] + R[2, 0])
+    elif k == 1:
+        r = math.sqrt(max(1.0 + 2.0 * R[1, 1] - tr, 0.0))
+        f = 0.5 / r
+        q[2] = 0.5 * r
+        q[0] = f * (R[0, 2] - R[2, 0])
+        q[1] = f * (R[0, 1] + R[1, 0])
+        q[3] = f * (R[1, 2] + R[2, 1])
+    else:
+        r = math.sqrt(max(1.0 + 2.0 * R[2, 2] - tr, 0.0))
+        f = 0.5 / r
+        q[3] = 0.5 * r
+        q[0] = f * (R[1, 0] - R[0, 1])
+        q[1] = f * (R[0, 2] + R[2, 0])
+        q[2] = f * (R[1, 2] + R[2, 1])
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if q[0] < 0.0:
+        n = -n
+    for i in range(4):
+        q[i] /= n
+    return q
+
+
+@numba.njit(cache=True)
+def rot_from_quat(q):
+    """Rotation matrix of a quaternion (scalar first); divides by |q|^2, so R is orthogonal for any q != 0
+    (liegroup quaternion_functions.F90 conventions)."""
+    q0 = q[0]
+    q1 = q[1]
+    q2 = q[2]
+    q3 = q[3]
+    s = 2.0 / (q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+    R = np.empty((3, 3))
+    R[0, 0] = 1.0 - s * (q2 * q2 + q3 * q3)
+    R[0, 1] = s * (q1 * q2 - q0 * q3)
+    R[0, 2] = s * (q1 * q3 + q0 * q2)
+    R[1, 0] = s * (q1 * q2 + q0 * q3)
+    R[1, 1] = 1.0 - s * (q1 * q1 + q3 * q3)
+    R[1, 2] = s * (q2 * q3 - q0 * q1)
+    R[2, 0] = s * (q1 * q3 - q0 * q2)
+    R[2, 1] = s * (q2 * q3 + q0 * q1)
+    R[2, 2] = 1.0 - s * (q1 * q1 + q2 * q2)
+    return R
+
+
+@numba.njit(cache=True)
+def quat_mul(p, q):
+    """Hamilton product p q = (p0 q0 - pv.qv, p0 qv + q0 pv + pv x qv), scalar first;
+    rot_from_quat(p q) = rot_from_quat(p) rot_from_quat(q) (liegroup ``qp``)."""
+    r = np.empty(4)
+    r[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]
+    r[1] = p[0] * q[1] + q[0] * p[1] + p[2] * q[3] - p[3] * q[2]
+    r[2] = p[0] * q[2] + q[0] * p[2] + p[3] * q[1] - p[1] * q[3]
+    r[3] = p[0] * q[3] + q[0] * p[3] + p[1] * q[2] - p[2] * q[1]
+    return r
+
+
+@numba.njit(cache=True)
+def quat_from_rotvec(w):
+    """Unit quaternion (cos(x/2), sin(x/2)/x w) of expm_so3(w) (liegroup ``expt_s3``)."""
+    x = _norm3(w)
+    f = 0.5 * sinc1(0.5 * x)
+    q = np.empty(4)
+    q[0] = math.cos(0.5 * x)
+    q[1] = f * w[0]
+    q[2] = f * w[1]
+    q[3] = f * w[2]
+    return q
+
+
+# ---------------------------------------------------------------------------------------------------------
+# elementary rotations and Cardan angles
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def rot_x(a):
+    """Right-handed rotation by angle a about the x axis, expm_so3(a e_x)."""
+    c = math.cos(a)
+    s = math.sin(a)
+    R = np.zeros((3, 3))
+    R[0, 0] = 1.0
+    R[1, 1] = c
+    R[1, 2] = -s
+    R[2, 1] = s
+    R[2, 2] = c
+    return R
+
+
+@numba.njit(cache=True)
+def rot_y(a):
+    """Right-handed rotation by angle a about the y axis, expm_so3(a e_y)."""
+    c = math.cos(a)
+    s = math.sin(a)
+    R = np.zeros((3, 3))
+    R[1, 1] = 1.0
+    R[0, 0] = c
+    R[0, 2] = s
+    R[2, 0] = -s
+    R[2, 2] = c
+    return R
+
+
+@numba.njit(cache=True)
+def rot_z(a):
+    """Right-handed rotation by angle a about the z axis, expm_so3(a e_z)."""
+    c = math.cos(a)
+    s = math.sin(a)
+    R = np.zeros((3, 3))
+    R[2, 2] = 1.0
+    R[0, 0] = c
+    R[0, 1] = -s
+    R[1, 0] = s
+    R[1, 1] = c
+    return R
+
+
+@numba.njit(cache=True)
+def cardan_xyz(a):
+    """Cardan (Tait-Bryan) angles: R = rot_x(a0) rot_y(a1) rot_z(a2), written out."""
+    cx = math.cos(a[0])
+    sx = math.sin(a[0])
+    cy = math.cos(a[1])
+    sy = math.sin(a[1])
+    cz = math.cos(a[2])
+    sz = math.sin(a[2])
+    R = np.empty((3, 3))
+    R[0, 0] = cy * cz
+    R[0, 1] = -cy * sz
+    R[0, 2] = sy
+    R[1, 0] = sx * sy * cz + cx * sz
+    R[1, 1] = cx * cz - sx * sy * sz
+    R[1, 2] = -sx * cy
+    R[2, 0] = sx * sz - cx * sy * cz
+    R[2, 1] = cx * sy * sz + sx * cz
+    R[2, 2] = cx * cy
+    return R
+
+
+@numba.njit(cache=True)
+def cardan_xyz_from_rot(R):
+    """Inverse of ``cardan_xyz``: a1 = atan2(R02, hypot(R00, R01)) in [-pi/2, pi/2], a0 = atan2(-R12, R22),
+    a2 = atan2(-R01, R00), all in (-pi, pi].  Unique where cos(a1) != 0; in gimbal lock
+    (cos(a1) < 1e-12) a2 = 0 and a0 = atan2(R21, R11), which still reproduces R.
+    """
+    a = np.empty(3)
+    cy = math.sqrt(R[0, 0] * R[0, 0] + R[0, 1] * R[0, 1])
+    a[1] = math.atan2(R[0, 2], cy)
+    if cy > _GIMBAL_COS:
+        a[0] = math.atan2(-R[1, 2], R[2, 2])
+        a[2] = math.atan2(-R[0, 1], R[0, 0])
+    else:
+        a[0] = math.atan2(R[2, 1], R[1, 1])
+        a[2] = 0.0
+    return a
+
+
+@numba.njit(cache=True)
+def orthogonality_error(R):
+    """Frobenius norm of I - R R^T (drift diagnostic for integrated rotation matrices)."""
+    s = 0.0
+    for i in range(3):
+        for j in range(3):
+            e = R[i, 0] * R[j, 0] + R[i, 1] * R[j, 1] + R[i, 2] * R[j, 2]
+            if i == j:
+                e -= 1.0
+            s += e * e
+    return math.sqrt(s)

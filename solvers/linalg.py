@@ -1,0 +1,70 @@
+"""Small fixed-size linear algebra for compiled kernels (no allocation in the hot loop)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """Solve A[:n,:n] x = b[:n] by Gaussian elimination with partial pivoting.
+
+    A and b are overwritten (b holds x on return). Returns False if A is numerically singular.
+    Used for the small saddle-point systems [[M, B^T], [B, 0]] of the index-1 DAEs.
+    """
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            v = abs(A[i, j])
+            if v > scale:
+                scale = v
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            v = abs(A[i, k])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+        piv = A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] / piv
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+                b[i] -= f * b[k]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * b[j]
+        b[i] = s / A[i, i]
+    return True
+
+
+@njit(cache=True)
+def cross_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """out = a x b for 3-vectors (out must not alias a or b)."""
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def matvec3_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    """out = A x for a 3x3 matrix (out must not alias x)."""
+    for i in range(3):
+        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]

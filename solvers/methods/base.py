@@ -1,0 +1,104 @@
+"""Method descriptions: options (validated), the compiled kernel, where the method applies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..models.base import Model
+
+
+@dataclass(frozen=True)
+class Option:
+    """One method option: default, type and range, a one-line description."""
+
+    default: Any
+    doc: str
+    kind: str = "float"  # "float" | "int" | "bool" | "choice"
+    low: float | None = None  # inclusive bounds
+    high: float | None = None
+    choices: tuple[Any, ...] = ()
+
+    def validate(self, name: str, value: Any) -> Any:
+        """Return the value in its type, or raise ValueError naming the value and what is allowed."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+                return value.lower() in ("true", "1", "yes")
+            if isinstance(value, (int, float)) and value in (0, 1):
+                return bool(value)
+            raise ValueError(f"option {name!r}: {value!r} is not a boolean (true/false)")
+        if self.kind == "choice":
+            if value in self.choices:
+                return value
+            raise ValueError(f"option {name!r}: {value!r} is not one of {', '.join(map(repr, self.choices))}")
+        try:
+            num = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"option {name!r}: {value!r} is not a number") from None
+        if not np.isfinite(num):
+            raise ValueError(f"option {name!r}: {value!r} is not finite")
+        if self.kind == "int":
+            if num != int(num):
+                raise ValueError(f"option {name!r}: {value!r} is not an integer")
+            num = int(num)
+        if (self.low is not None and num < self.low) or (self.high is not None and num > self.high):
+            raise ValueError(f"option {name!r}: {value!r} is outside [{self.low}, {self.high}]")
+        return num
+
+
+@dataclass(frozen=True)
+class Method:
+    """A time integrator: its compiled kernel (see solvers.kernels) and how to feed it.
+
+    ``machineries`` lists the model families the kernel advances; ``benchmarks`` optionally narrows the
+    benchmarks it is offered on. ``pack`` turns validated options into the kernel's float array, and
+    ``work_size`` gives the length of its persistent work array for a model.
+    """
+
+    id: str
+    title: str
+    seed: str
+    order: int
+    description: str
+    kernel: Callable[..., tuple[int, int, int]]
+    machineries: tuple[str, ...]
+    options: Mapping[str, Option] = field(default_factory=dict)
+    pack: Callable[[dict[str, Any]], np.ndarray] = lambda o: np.zeros(1)
+    work_size: Callable[[Model], int] = lambda m: 1
+    benchmarks: tuple[str, ...] | None = None
+    properties: tuple[str, ...] = ()
+
+    def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults overridden by ``options``, every value validated."""
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for method {self.id!r}; "
+                f"valid: {', '.join(self.options) or '(none)'}"
+            )
+        return {k: spec.validate(k, options.get(k, spec.default)) for k, spec in self.options.items()}
+
+    def describe(self) -> dict[str, Any]:
+        """Plain-data description for the dashboard and the CLI."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "seed": self.seed,
+            "order": self.order,
+            "description": self.description,
+            "properties": list(self.properties),
+            "options": {
+                k: {"default": o.default, "doc": o.doc, "kind": o.kind, "low": o.low, "high": o.high,
+                    "choices": list(o.choices)}
+                for k, o in self.options.items()
+            },
+        }

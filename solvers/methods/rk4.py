@@ -1,0 +1,105 @@
+"""Classical fourth-order Runge-Kutta with a fixed step.
+
+On the constrained benchmarks it integrates the index-1 DAE (accelerations and multipliers from the
+saddle-point system at every stage, as seed 001 does for its comparison), so the acceleration constraint holds
+to round-off while position and velocity constraints drift; rotation matrices are integrated as 9 numbers, so
+orthogonality drifts too. On the angular-velocity benchmark it integrates the rotation-vector kinematics of seed
+002 (eq. 12) with a fixed step and, by default, seed 002's 2 pi switch after every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels
+from ..models import angular_velocity, dispatch
+from .base import Method, Option
+
+
+@njit(cache=True)
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
+    ny = y.shape[0]
+    size = dispatch.scratch_size(kind, data)
+    A = np.empty((size, size))
+    b = np.empty(size)
+    k1 = np.empty(ny)
+    k2 = np.empty(ny)
+    k3 = np.empty(ny)
+    k4 = np.empty(ny)
+    ys = np.empty(ny)
+    d = np.empty(kernels.N_DIAG)
+    fail = kernels.DOMAIN if kind == dispatch.ROTVEC else kernels.SINGULAR
+    t = t_start + k0 * h
+    if not dispatch.rhs(kind, data, t, y, k1, A, b):
+        info[0] = t
+        return 0, fail, n_saved
+    if k0 == 0:
+        dispatch.diagnostics(kind, data, t, y, k1, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+    for s in range(n_steps):
+        t = t_start + (k0 + s) * h
+        for i in range(ny):
+            ys[i] = y[i] + 0.5 * h * k1[i]
+        ok = dispatch.rhs(kind, data, t + 0.5 * h, ys, k2, A, b)
+        if ok:
+            for i in range(ny):
+                ys[i] = y[i] + 0.5 * h * k2[i]
+            ok = dispatch.rhs(kind, data, t + 0.5 * h, ys, k3, A, b)
+        if ok:
+            for i in range(ny):
+                ys[i] = y[i] + h * k3[i]
+            ok = dispatch.rhs(kind, data, t + h, ys, k4, A, b)
+        if not ok:
+            info[0] = t
+            return s, fail, n_saved
+        for i in range(ny):
+            ys[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+        if kind == dispatch.ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
+            info[2] += 1.0
+        if not kernels.state_ok(ys):
+            info[0] = t + h
+            return s, kernels.NONFINITE, n_saved
+        for i in range(ny):
+            y[i] = ys[i]
+        t = t_start + (k0 + s + 1) * h
+        ok = dispatch.rhs(kind, data, t, y, k1, A, b)
+        if not ok:
+            k1[:] = np.nan
+        dispatch.diagnostics(kind, data, t, y, k1, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        if not ok:
+            info[0] = t
+            return s + 1, fail, n_saved
+    return n_steps, kernels.OK, n_saved
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array: [switch, threshold]."""
+    return np.array([1.0 if o["switch"] else 0.0, o["switch_threshold"]])
+
+
+METHOD = Method(
+    id="rk4",
+    title="Classical Runge-Kutta (RK4)",
+    seed="001, 004",
+    order=4,
+    description=(
+        "Explicit fourth-order Runge-Kutta with a fixed step: on the index-1 DAE for constrained benchmarks "
+        "(constraints drift), on the ODE otherwise. Not symplectic: energy drifts over long runs."
+    ),
+    kernel=advance,
+    machineries=("rigid", "coords", "rotvec"),
+    options={
+        "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector", "bool"),
+        "switch_threshold": Option(
+            1.5 * np.pi, "angular_velocity only: switch when |theta| exceeds this", "float", np.pi, 2 * np.pi - 1e-3
+        ),
+    },
+    pack=pack,
+    properties=("explicit", "fixed step"),
+)

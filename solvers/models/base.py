@@ -1,0 +1,140 @@
+"""Benchmark descriptions: parameters (validated), the model handed to kernels, drawable points."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Any physical scalar beyond this magnitude is refused as absurd.
+MAX_ABS_PARAM = 1e6
+
+
+@dataclass(frozen=True)
+class Param:
+    """One benchmark parameter: default, shape, constraints and a one-line description."""
+
+    default: Any
+    doc: str
+    unit: str = ""
+    shape: tuple[int, ...] = ()
+    positive: bool = False  # strictly > 0
+    nonnegative: bool = False
+    kind: str = "real"  # "real" | "rotation" (orthogonal, det 1) | "inertia" (symmetric, positive definite)
+    max_abs: float = MAX_ABS_PARAM
+
+    def validate(self, name: str, value: Any) -> Any:
+        """Return the value as float / float array, or raise ValueError naming the problem."""
+        try:
+            arr = np.array(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"parameter {name!r}: {value!r} is not a number{self._shape_text()}"
+            ) from None
+        if arr.shape != self.shape:
+            raise ValueError(
+                f"parameter {name!r}: expected {self._shape_text(True)}, got shape {arr.shape} ({value!r})"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"parameter {name!r}: {value!r} is not finite")
+        if np.any(np.abs(arr) > self.max_abs):
+            raise ValueError(f"parameter {name!r}: {value!r} exceeds the allowed magnitude {self.max_abs:g}")
+        if self.positive and np.any(arr <= 0):
+            raise ValueError(f"parameter {name!r}: {value!r} must be > 0")
+        if self.nonnegative and np.any(arr < 0):
+            raise ValueError(f"parameter {name!r}: {value!r} must be >= 0")
+        if self.kind == "rotation":
+            err = np.linalg.norm(arr @ arr.T - np.eye(3))
+            if err > 1e-9 or np.linalg.det(arr) < 0:
+                raise ValueError(
+                    f"parameter {name!r}: not a rotation matrix (|R R^T - I| = {err:.2e}, "
+                    f"det = {np.linalg.det(arr):.3f}); give an orthogonal 3x3 matrix with det 1"
+                )
+            # re-orthonormalise the few last bits so kernels start exactly on SO(3)
+            u, _, vt = np.linalg.svd(arr)
+            arr = u @ vt
+        if self.kind == "inertia":
+            if np.linalg.norm(arr - arr.T) > 1e-12 * max(1.0, np.abs(arr).max()):
+                raise ValueError(f"parameter {name!r}: inertia matrix must be symmetric")
+            if np.linalg.eigvalsh(arr).min() <= 0:
+                raise ValueError(f"parameter {name!r}: inertia matrix must be positive definite")
+        return float(arr) if self.shape == () else arr
+
+    def _shape_text(self, always: bool = False) -> str:
+        if self.shape == ():
+            return "a real number" if always else ""
+        return f" an array of shape {self.shape}" if not always else f"an array of shape {self.shape}"
+
+
+@dataclass
+class Model:
+    """A built benchmark: the arrays a kernel reads, the initial state and how to read states back.
+
+    ``machinery`` names the family of kernels that can advance it ("rigid", "coords", "rotvec").
+    ``data`` is the tuple of arrays passed to the kernels of that machinery.
+    """
+
+    machinery: str
+    data: tuple
+    y0: np.ndarray
+    unpack: Callable[[np.ndarray], dict[str, np.ndarray]]
+    points: Callable[[np.ndarray], np.ndarray]
+    point_names: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark of BENCHMARKS.md: metadata, parameters and the builder of its model."""
+
+    id: str
+    title: str
+    seed: str
+    description: str
+    params: Mapping[str, Param]
+    build: Callable[[dict[str, Any]], Model]
+    default_h: float
+    default_t_end: float
+    exclusive: tuple[tuple[str, ...], ...] = ()  # groups of keys of which at most one may be given
+
+    def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults overridden by ``params``, every value validated."""
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            raise ValueError(f"params must be a dict, got {type(params).__name__}")
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise ValueError(
+                f"unknown parameter(s) {', '.join(map(repr, unknown))} for benchmark {self.id!r}; "
+                f"valid: {', '.join(self.params) or '(none)'}"
+            )
+        for group in self.exclusive:
+            given = [k for k in group if k in params]
+            if len(given) > 1:
+                raise ValueError(f"give at most one of {', '.join(given)} for benchmark {self.id!r}")
+        out: dict[str, Any] = {}
+        for name, spec in self.params.items():
+            value = params.get(name, spec.default)
+            out[name] = None if value is None else spec.validate(name, value)
+        out["_given"] = frozenset(params)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """Plain-data description for the dashboard and the CLI."""
+
+        def plain(v: Any) -> Any:
+            return np.asarray(v).tolist() if v is not None and not isinstance(v, str) else v
+
+        return {
+            "id": self.id,
+            "title": self.title,
+            "seed": self.seed,
+            "description": self.description,
+            "default_h": self.default_h,
+            "default_t_end": self.default_t_end,
+            "params": {k: plain(p.default) for k, p in self.params.items()},
+            "param_docs": {k: (p.doc + (f" [{p.unit}]" if p.unit else "")) for k, p in self.params.items()},
+        }

@@ -1,0 +1,62 @@
+"""One entry point per model function over the three machineries, so a method has ONE compiled kernel.
+
+Kernels receive ``kind`` (RIGID, COORDS, ROTVEC) and ``data = (rigid_data, coords_data, rotvec_data)`` where the
+two unused entries are empty placeholders of the right types. Numba cannot cache kernels that take functions as
+arguments (measured: every process recompiles), so dispatch is a branch on ``kind``, whose cost is negligible.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import angular_velocity, coords, rigid
+
+RIGID, COORDS, ROTVEC = 0, 1, 2
+KINDS = {"rigid": RIGID, "coords": COORDS, "rotvec": ROTVEC}
+
+_EMPTY_RIGID = rigid.make_data([], [], np.zeros(3), [])
+_EMPTY_COORDS = coords.make_data(np.zeros((0, 0)), np.zeros(0))
+_EMPTY_ROTVEC = (np.zeros(1),)
+
+
+def pack(machinery: str, data: tuple) -> tuple[int, tuple]:
+    """The (kind, data) pair a kernel takes for a model of the given machinery."""
+    if machinery == "rigid":
+        return RIGID, (data, _EMPTY_COORDS, _EMPTY_ROTVEC)
+    if machinery == "coords":
+        return COORDS, (_EMPTY_RIGID, data, _EMPTY_ROTVEC)
+    if machinery == "rotvec":
+        return ROTVEC, (_EMPTY_RIGID, _EMPTY_COORDS, data)
+    raise ValueError(f"unknown machinery {machinery!r}")
+
+
+@njit(cache=True)
+def rhs(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+    """First-order right-hand side dy/dt (index-1 DAE for constrained models); False if it cannot be evaluated."""
+    if kind == RIGID:
+        return rigid.rhs(data[0], t, y, ydot, A, b)
+    if kind == COORDS:
+        return coords.rhs(data[1], t, y, ydot, A, b)
+    return angular_velocity.rhs(data[2], t, y, ydot, A, b)
+
+
+@njit(cache=True)
+def diagnostics(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, d: np.ndarray) -> None:
+    """The diagnostics row (kernels.DIAG_FIELDS) at state y, with the method's own derivative ydot."""
+    if kind == RIGID:
+        rigid.diagnostics(data[0], y, ydot, d)
+    elif kind == COORDS:
+        coords.diagnostics(data[1], y, ydot, d)
+    else:
+        angular_velocity.diagnostics(data[2], t, y, d)
+
+
+@njit(cache=True)
+def scratch_size(kind: int, data: tuple) -> int:
+    """An upper bound on the size of the model's saddle-point systems."""
+    if kind == RIGID:
+        return 6 * data[0][0].shape[0] + 3 * data[0][3].shape[0]
+    if kind == COORDS:
+        return data[1][0].shape[0] + 2 * data[1][4].shape[0]
+    return 3

@@ -1,0 +1,300 @@
+"""Rigid bodies on (SO(3) x R^3)^N joined by spherical joints: the one machinery of the spatial benchmarks.
+
+State layout (flat, per body i at offset 18 i): R (9, row-major; body to world), x (3; centre of mass),
+Omega (3; body angular velocity, dR/dt = R hat(Omega)), v (3; world velocity of the centre of mass).
+
+A joint k couples the point ``a`` of body ``i`` (body frame) with the point ``b`` of body ``j`` (body frame),
+or with the fixed world point ``b`` when ``j = -1``: Phi_k = x_i + R_i a - x_j - R_j b (seed 000 eq. 24).
+Its Jacobian in the Lie-algebra sense (seed 000 Table 1, ALGORITHMS.md section 0):
+B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
+
+The model data handed to kernels is the tuple
+``(mass (N,), inertia (N,3,3) about the centre of mass, gravity (3,), joint_body (K,2) int, joint_point (K,2,3),
+momentum_axis (3,))``. The inertia about the centre of mass may be indefinite when the benchmark only makes
+physical sense under its constraints (the seed-004 3D pendulum gives J about the pivot); the saddle-point
+systems stay regular as long as the kinetic energy is positive on the constraint tangent space.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..linalg import cross_into, lu_solve_inplace
+
+BODY = 18  # state entries per body
+
+
+def make_data(
+    mass: Sequence[float],
+    inertia: Sequence[np.ndarray],
+    gravity: np.ndarray,
+    joints: Sequence[tuple[int, Sequence[float], int, Sequence[float]]],
+    momentum_axis: Sequence[float] = (0.0, 0.0, 1.0),
+) -> tuple:
+    """Pack bodies and joints (i, a, j, b) into the kernel tuple."""
+    jb = np.array([[i, j] for i, _, j, _ in joints], dtype=np.int64).reshape(-1, 2)
+    jp = np.array([[a, b] for _, a, _, b in joints], dtype=float).reshape(-1, 2, 3)
+    return (
+        np.asarray(mass, dtype=float),
+        np.ascontiguousarray(np.array(inertia, dtype=float).reshape(-1, 3, 3)),
+        np.asarray(gravity, dtype=float),
+        jb,
+        jp,
+        np.asarray(momentum_axis, dtype=float),
+    )
+
+
+def place_bodies(data: tuple, R: Sequence[np.ndarray], Omega: Sequence[np.ndarray]) -> np.ndarray:
+    """Initial state from rotations and body angular velocities: positions and velocities follow from joints.
+
+    Joints must be listed in tree order: each joint attaches a new body ``i`` to the ground or to a body
+    already placed. Returns the flat state.
+    """
+    mass, _, _, jb, jp, _ = data
+    n = mass.shape[0]
+    y = np.zeros(BODY * n)
+    placed = [False] * n
+    for i in range(n):
+        y[BODY * i : BODY * i + 9] = np.asarray(R[i], dtype=float).ravel()
+        y[BODY * i + 12 : BODY * i + 15] = np.asarray(Omega[i], dtype=float)
+    for k in range(jb.shape[0]):
+        i, j = int(jb[k, 0]), int(jb[k, 1])
+        a, b = jp[k, 0], jp[k, 1]
+        if j >= 0 and not placed[j]:
+            raise ValueError(f"joint {k}: body {j} is not placed yet (list joints in tree order)")
+        Ri = y[BODY * i : BODY * i + 9].reshape(3, 3)
+        Wi = y[BODY * i + 12 : BODY * i + 15]
+        if j < 0:
+            pj, vj = b, np.zeros(3)
+        else:
+            Rj = y[BODY * j : BODY * j + 9].reshape(3, 3)
+            Wj = y[BODY * j + 12 : BODY * j + 15]
+            pj = y[BODY * j + 9 : BODY * j + 12] + Rj @ b
+            vj = y[BODY * j + 15 : BODY * j + 18] + Rj @ np.cross(Wj, b)
+        y[BODY * i + 9 : BODY * i + 12] = pj - Ri @ a
+        y[BODY * i + 15 : BODY * i + 18] = vj - Ri @ np.cross(Wi, a)
+        placed[i] = True
+    if not all(placed):
+        raise ValueError("every body must be attached by a joint")
+    return y
+
+
+def unpack(data: tuple, states: np.ndarray) -> dict[str, np.ndarray]:
+    """Split saved states (n, 18 N) into R (n,N,3,3), x, Omega, v (n,N,3)."""
+    n_bodies = data[0].shape[0]
+    s = states.reshape(states.shape[0], n_bodies, BODY)
+    return {
+        "R": s[:, :, 0:9].reshape(-1, n_bodies, 3, 3),
+        "x": s[:, :, 9:12],
+        "Omega": s[:, :, 12:15],
+        "v": s[:, :, 15:18],
+    }
+
+
+def system_size(data: tuple) -> int:
+    """Size of the saddle-point system: 6 velocity unknowns per body + 3 multipliers per joint."""
+    return 6 * data[0].shape[0] + 3 * data[3].shape[0]
+
+
+@njit(cache=True)
+def _rot_hat(R: np.ndarray, a: np.ndarray, out: np.ndarray) -> None:
+    """out = R hat(a)."""
+    for r in range(3):
+        out[r, 0] = R[r, 1] * a[2] - R[r, 2] * a[1]
+        out[r, 1] = -R[r, 0] * a[2] + R[r, 2] * a[0]
+        out[r, 2] = R[r, 0] * a[1] - R[r, 1] * a[0]
+
+
+@njit(cache=True)
+def _centripetal(R: np.ndarray, W: np.ndarray, a: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
+    """R (W x (W x a)), the velocity-squared part of d2/dt2 (R a)."""
+    cross_into(W, a, t1)
+    cross_into(W, t1, t2)
+    out = np.empty(3)
+    for r in range(3):
+        out[r] = R[r, 0] * t2[0] + R[r, 1] * t2[1] + R[r, 2] * t2[2]
+    return out
+
+
+@njit(cache=True)
+def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
+    """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
+
+    M = blockdiag(J_i, m_i I); f = (-Omega x J Omega, m g); gamma = -(velocity-squared terms of d2Phi/dt2).
+    Returns the system size.
+    """
+    mass, inertia, grav, jb, jp, _ = data
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    n = 6 * nb + 3 * nj
+    for r in range(n):
+        b[r] = 0.0
+        for c in range(n):
+            A[r, c] = 0.0
+    JW = np.empty(3)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    C = np.empty((3, 3))
+    for i in range(nb):
+        o = BODY * i
+        J = inertia[i]
+        W = y[o + 12 : o + 15]
+        for r in range(3):
+            for c in range(3):
+                A[6 * i + r, 6 * i + c] = J[r, c]
+            A[6 * i + 3 + r, 6 * i + 3 + r] = mass[i]
+            JW[r] = J[r, 0] * W[0] + J[r, 1] * W[1] + J[r, 2] * W[2]
+        cross_into(W, JW, t1)
+        for r in range(3):
+            b[6 * i + r] = -t1[r]
+            b[6 * i + 3 + r] = mass[i] * grav[r]
+    for k in range(nj):
+        r0 = 6 * nb + 3 * k
+        i = jb[k, 0]
+        j = jb[k, 1]
+        oi = BODY * i
+        Ri = y[oi : oi + 9].reshape((3, 3))
+        _rot_hat(Ri, jp[k, 0], C)
+        for r in range(3):
+            for c in range(3):
+                A[r0 + r, 6 * i + c] = -C[r, c]
+                A[6 * i + c, r0 + r] = -C[r, c]
+            A[r0 + r, 6 * i + 3 + r] = 1.0
+            A[6 * i + 3 + r, r0 + r] = 1.0
+        g = _centripetal(Ri, y[oi + 12 : oi + 15], jp[k, 0], t1, t2)
+        for r in range(3):
+            b[r0 + r] = -g[r]
+        if j >= 0:
+            oj = BODY * j
+            Rj = y[oj : oj + 9].reshape((3, 3))
+            _rot_hat(Rj, jp[k, 1], C)
+            for r in range(3):
+                for c in range(3):
+                    A[r0 + r, 6 * j + c] = C[r, c]
+                    A[6 * j + c, r0 + r] = C[r, c]
+                A[r0 + r, 6 * j + 3 + r] = -1.0
+                A[6 * j + 3 + r, r0 + r] = -1.0
+            g = _centripetal(Rj, y[oj + 12 : oj + 15], jp[k, 1], t1, t2)
+            for r in range(3):
+                b[r0 + r] += g[r]
+    return n
+
+
+@njit(cache=True)
+def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+    """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations from the saddle system.
+
+    Returns False if the saddle-point matrix is singular.
+    """
+    n = assemble(data, y, A, b)
+    if not lu_solve_inplace(A, b, n):
+        return False
+    nb = data[0].shape[0]
+    for i in range(nb):
+        o = BODY * i
+        R = y[o : o + 9].reshape((3, 3))
+        W = y[o + 12 : o + 15]
+        for r in range(3):
+            ydot[o + 3 * r + 0] = R[r, 1] * W[2] - R[r, 2] * W[1]
+            ydot[o + 3 * r + 1] = -R[r, 0] * W[2] + R[r, 2] * W[0]
+            ydot[o + 3 * r + 2] = R[r, 0] * W[1] - R[r, 1] * W[0]
+            ydot[o + 9 + r] = y[o + 15 + r]
+            ydot[o + 12 + r] = b[6 * i + r]
+            ydot[o + 15 + r] = b[6 * i + 3 + r]
+    return True
+
+
+@njit(cache=True)
+def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
+    """Energy, constraint norms (position, velocity, acceleration), orthogonality, momentum; NaN rotation error.
+
+    ``acc`` is laid out like y; only its Omega-dot and v-dot entries are read (NaN there gives a NaN
+    acceleration constraint).
+    """
+    mass, inertia, grav, jb, jp, axis = data
+    nb = mass.shape[0]
+    energy = 0.0
+    mom = 0.0
+    orth = 0.0
+    JW = np.empty(3)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    for i in range(nb):
+        o = BODY * i
+        R = y[o : o + 9].reshape((3, 3))
+        x = y[o + 9 : o + 12]
+        W = y[o + 12 : o + 15]
+        v = y[o + 15 : o + 18]
+        J = inertia[i]
+        for r in range(3):
+            JW[r] = J[r, 0] * W[0] + J[r, 1] * W[1] + J[r, 2] * W[2]
+        energy += 0.5 * (W[0] * JW[0] + W[1] * JW[1] + W[2] * JW[2])
+        energy += 0.5 * mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        energy -= mass[i] * (grav[0] * x[0] + grav[1] * x[1] + grav[2] * x[2])
+        # angular momentum about the origin: x x m v + R J Omega, projected on the axis
+        cross_into(x, v, t1)
+        for r in range(3):
+            spin = R[r, 0] * JW[0] + R[r, 1] * JW[1] + R[r, 2] * JW[2]
+            mom += axis[r] * (mass[i] * t1[r] + spin)
+        s = 0.0
+        for r in range(3):
+            for c in range(3):
+                e = (1.0 if r == c else 0.0) - (R[r, 0] * R[c, 0] + R[r, 1] * R[c, 1] + R[r, 2] * R[c, 2])
+                s += e * e
+        s = np.sqrt(s)
+        if s > orth:
+            orth = s
+    cp = 0.0
+    cv = 0.0
+    ca = 0.0
+    for k in range(jb.shape[0]):
+        i = jb[k, 0]
+        j = jb[k, 1]
+        a = jp[k, 0]
+        bb = jp[k, 1]
+        oi = BODY * i
+        Ri = y[oi : oi + 9].reshape((3, 3))
+        Wi = y[oi + 12 : oi + 15]
+        p = np.empty(3)
+        vel = np.empty(3)
+        ac = np.empty(3)
+        cross_into(Wi, a, t1)  # Omega x a
+        cross_into(acc[oi + 12 : oi + 15], a, t2)  # Omega-dot x a
+        g = _centripetal(Ri, Wi, a, JW, JW.copy())
+        for r in range(3):
+            p[r] = y[oi + 9 + r] + Ri[r, 0] * a[0] + Ri[r, 1] * a[1] + Ri[r, 2] * a[2]
+            vel[r] = y[oi + 15 + r] + Ri[r, 0] * t1[0] + Ri[r, 1] * t1[1] + Ri[r, 2] * t1[2]
+            ac[r] = acc[oi + 15 + r] + Ri[r, 0] * t2[0] + Ri[r, 1] * t2[1] + Ri[r, 2] * t2[2] + g[r]
+        if j >= 0:
+            oj = BODY * j
+            Rj = y[oj : oj + 9].reshape((3, 3))
+            Wj = y[oj + 12 : oj + 15]
+            cross_into(Wj, bb, t1)
+            cross_into(acc[oj + 12 : oj + 15], bb, t2)
+            g = _centripetal(Rj, Wj, bb, JW, JW.copy())
+            for r in range(3):
+                p[r] -= y[oj + 9 + r] + Rj[r, 0] * bb[0] + Rj[r, 1] * bb[1] + Rj[r, 2] * bb[2]
+                vel[r] -= y[oj + 15 + r] + Rj[r, 0] * t1[0] + Rj[r, 1] * t1[1] + Rj[r, 2] * t1[2]
+                ac[r] -= acc[oj + 15 + r] + Rj[r, 0] * t2[0] + Rj[r, 1] * t2[1] + Rj[r, 2] * t2[2] + g[r]
+        else:
+            for r in range(3):
+                p[r] -= bb[r]
+        for r in range(3):
+            cp += p[r] * p[r]
+            cv += vel[r] * vel[r]
+            ca += ac[r] * ac[r]
+    d[0] = energy
+    if jb.shape[0] > 0:
+        d[1] = np.sqrt(cp)
+        d[2] = np.sqrt(cv)
+        d[3] = np.sqrt(ca)
+    else:
+        d[1] = np.nan
+        d[2] = np.nan
+        d[3] = np.nan
+    d[4] = orth
+    d[5] = mom
+    d[6] = np.nan

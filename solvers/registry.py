@@ -1,0 +1,55 @@
+"""The registry: plain dicts of benchmarks and methods. Adding either is one line here.
+
+The CLI, the dashboard and the tests are all driven from these two dicts.
+"""
+
+from __future__ import annotations
+
+from .methods import rk4
+from .methods.base import Method
+from .models import (
+    angular_velocity,
+    natural_double_pendulum,
+    pendulum_3d,
+    planar_pendulum,
+    spatial_double_pendulum,
+    two_link_arm,
+)
+from .models.base import Benchmark
+
+BENCHMARKS: dict[str, Benchmark] = {
+    b.id: b
+    for b in (
+        spatial_double_pendulum.BENCHMARK,
+        pendulum_3d.BENCHMARK,
+        planar_pendulum.BENCHMARK,
+        two_link_arm.BENCHMARK,
+        natural_double_pendulum.BENCHMARK,
+        angular_velocity.BENCHMARK,
+    )
+}
+
+METHODS: dict[str, Method] = {
+    m.id: m
+    for m in (
+        rk4.METHOD,
+    )
+}
+
+# which machinery each benchmark's model uses (fixed by its module; checked by the tests)
+MACHINERY: dict[str, str] = {
+    "spatial_double_pendulum": "rigid",
+    "pendulum_3d": "rigid",
+    "planar_pendulum": "coords",
+    "two_link_arm": "coords",
+    "natural_double_pendulum": "coords",
+    "angular_velocity": "rotvec",
+}
+
+
+def applies(method_id: str, benchmark_id: str) -> bool:
+    """True if the method is offered on the benchmark."""
+    m = METHODS[method_id]
+    if m.benchmarks is not None:
+        return benchmark_id in m.benchmarks
+    return MACHINERY[benchmark_id] in m.machineries
