@@ -43,10 +43,15 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method) 
             f"Newton iteration of {method.id} did not converge at t = {t:.6g} s (step {k + 1}): residual "
             f"{info[1]:.3e} after {int(info[3])} iterations; try a smaller step"
         )
-    if code == kernels.SINGULAR:
+    if code == kernels.SINGULAR and k == 0:
         return "failed", (
-            f"singular system at t = {t:.6g} s (step {k + 1}): the mass/constraint matrix could not be "
+            f"singular system at t = {t:.6g} s: the mass/constraint matrix of the initial state could not be "
             "factorised (check the inertia and the joints)"
+        )
+    if code == kernels.SINGULAR:
+        return "diverged", (
+            f"diverged at t = {t:.6g} s (step {k + 1}): the mass/constraint matrix became singular, the "
+            "state has left the constraint manifold; try a smaller step"
         )
     if code == kernels.DOMAIN:
         why = model.extra.get("domain_message", "the method left its domain of validity")
