@@ -101,9 +101,10 @@ def simulate(
             f"t_end / h = {t_end:g} / {h:g} needs {n_total} steps, over the cap of {MAX_STEPS} steps per run; "
             "increase h or shorten t_end"
         )
-    if max_samples is not None:
-        if isinstance(max_samples, bool) or not isinstance(max_samples, int) or max_samples < 2:
-            raise ValueError(f"max_samples must be an integer >= 2 or None, got {max_samples!r}")
+    if max_samples is not None and (
+        isinstance(max_samples, bool) or not isinstance(max_samples, int) or max_samples < 2
+    ):
+        raise ValueError(f"max_samples must be an integer >= 2 or None, got {max_samples!r}")
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be callable or None, got {progress!r}")
     bench = BENCHMARKS[benchmark]

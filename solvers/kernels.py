@@ -85,14 +85,13 @@ def record(
         maxima[5] = m
     if d[6] > maxima[6]:
         maxima[6] = d[6]
-    if k % stride == 0 or k == n_total:
-        if n_saved < samples.shape[0]:
-            row = samples[n_saved]
-            row[0] = t
-            ny = y.shape[0]
-            for i in range(ny):
-                row[1 + i] = y[i]
-            for j in range(d.shape[0]):
-                row[1 + ny + j] = d[j]
-            n_saved += 1
+    if (k % stride == 0 or k == n_total) and n_saved < samples.shape[0]:
+        row = samples[n_saved]
+        row[0] = t
+        ny = y.shape[0]
+        for i in range(ny):
+            row[1 + i] = y[i]
+        for j in range(d.shape[0]):
+            row[1 + ny + j] = d[j]
+        n_saved += 1
     return n_saved

@@ -1,0 +1,97 @@
+"""Benchmark script: steps per second for every (benchmark, method) pair and kernel compile/load times.
+
+    python -m solvers.bench            # all pairs, compile times measured in fresh processes
+    python -m solvers.bench --no-compile --repeat 5
+
+Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
+``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
+load time in a second new process that reuses that cache ("cached").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import api
+from .registry import BENCHMARKS, METHODS, applies
+
+_WARM = (
+    "import time; t = time.perf_counter(); from solvers.cli import warmup; warmup(False); "
+    "print(time.perf_counter() - t)"
+)
+
+
+def compile_times() -> dict[str, float]:
+    """Wall time of `warmup` (compile or load every kernel) in a fresh process: cold cache, then cached."""
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("cold", "cached"):
+            t0 = time.perf_counter()
+            p = subprocess.run([sys.executable, "-c", _WARM], env=env, capture_output=True, text=True, check=True)
+            out[f"{label}_warmup_s"] = float(p.stdout.strip().splitlines()[-1])
+            out[f"{label}_process_s"] = time.perf_counter() - t0
+    return out
+
+
+def pair_speed(benchmark: str, method: str, steps: int, repeat: int) -> dict[str, float | str]:
+    """Best solver CPU time over ``repeat`` runs of ``steps`` steps at the benchmark's default step."""
+    h = BENCHMARKS[benchmark].default_h
+    best = float("inf")
+    res = None
+    for _ in range(repeat):
+        res = api.simulate(benchmark, method, h=h, t_end=steps * h, max_samples=1000)
+        best = min(best, res.cpu_time)
+    assert res is not None
+    return {
+        "benchmark": benchmark,
+        "method": method,
+        "h": h,
+        "steps": res.steps,
+        "status": res.status,
+        "cpu_s": best,
+        "us_per_step": 1e6 * best / max(res.steps, 1),
+        "steps_per_second": res.steps / best if best > 0 else float("nan"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table (or JSON with --json)."""
+    p = argparse.ArgumentParser(prog="python -m solvers.bench", description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=50_000, help="steps per run (default 50,000)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per pair, best kept (default 3)")
+    p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = p.parse_args(argv)
+
+    api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
+    rows = [
+        pair_speed(b, m, args.steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)
+    ]
+    comp = {} if args.no_compile else compile_times()
+    if args.json:
+        print(json.dumps({"pairs": rows, "compile": comp}, indent=1))
+        return 0
+    print(f"# python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores; "
+          f"{args.steps} steps per run, best of {args.repeat}")
+    print(f"{'benchmark':26s} {'method':18s} {'h':>8s} {'us/step':>9s} {'steps/s':>12s} status")
+    for r in rows:
+        print(f"{r['benchmark']:26s} {r['method']:18s} {r['h']:8.0e} {r['us_per_step']:9.3f} "
+              f"{r['steps_per_second']:12,.0f} {r['status']}")
+    if comp:
+        print(f"kernels, cold cache: warmup {comp['cold_warmup_s']:.2f} s "
+              f"(whole process {comp['cold_process_s']:.2f} s)")
+        print(f"kernels, cached:     warmup {comp['cached_warmup_s']:.2f} s "
+              f"(whole process {comp['cached_process_s']:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
