@@ -4,7 +4,7 @@ Public API (see BENCHMARKS.md): ``simulate``, ``benchmarks``, ``methods``, ``Res
 ``describe_method`` for plain-data descriptions.
 """
 
-from .api import MAX_STEPS, benchmarks, describe, describe_method, methods, simulate
+from .api import MAX_STEPS, benchmarks, describe, describe_method, methods, simulate, warmup
 from .result import Result
 
-__all__ = ["MAX_STEPS", "Result", "benchmarks", "describe", "describe_method", "methods", "simulate"]
+__all__ = ["MAX_STEPS", "Result", "benchmarks", "describe", "describe_method", "methods", "simulate", "warmup"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -113,3 +114,17 @@ def simulate(
     opts = meth.resolve(options)
     model = bench.build(resolved)
     return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, max_samples, progress)
+
+
+def warmup(verbose: bool = True) -> float:
+    """Compile (or load from the on-disk cache) every kernel by running each pair for two steps."""
+    t0 = time.perf_counter()
+    for m in METHODS:
+        for b in BENCHMARKS:
+            if applies(m, b):
+                spec = BENCHMARKS[b]
+                simulate(b, m, h=spec.default_h, t_end=2 * spec.default_h)
+    dt = time.perf_counter() - t0
+    if verbose:
+        print(f"kernels ready in {dt:.2f} s")
+    return dt

@@ -23,7 +23,7 @@ from . import api
 from .registry import BENCHMARKS, METHODS, applies
 
 _WARM = (
-    "import time; t = time.perf_counter(); from solvers.cli import warmup; warmup(False); "
+    "import time; t = time.perf_counter(); import solvers; solvers.warmup(False); "
     "print(time.perf_counter() - t)"
 )
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from . import api
-from .registry import BENCHMARKS, METHODS, applies
+from .registry import BENCHMARKS, METHODS
 from .result import _plain
 
 
@@ -62,20 +61,6 @@ def _list(as_json: bool) -> int:
     return 0
 
 
-def warmup(verbose: bool = True) -> float:
-    """Compile (or load from the on-disk cache) every kernel by running each pair for two steps."""
-    t0 = time.perf_counter()
-    for m in METHODS:
-        for b in BENCHMARKS:
-            if applies(m, b):
-                spec = BENCHMARKS[b]
-                api.simulate(b, m, h=spec.default_h, t_end=2 * spec.default_h)
-    dt = time.perf_counter() - t0
-    if verbose:
-        print(f"kernels ready in {dt:.2f} s")
-    return dt
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     p = _Parser(prog="python -m solvers", description="Integrator Lab: run geometric integrators on benchmarks")
@@ -97,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cmd == "list":
         return _list(args.json)
     if args.cmd == "warmup":
-        warmup()
+        api.warmup()
         return 0
     try:
         if args.out and not args.out.lower().endswith((".npz", ".csv", ".json")):

@@ -446,7 +446,9 @@ def _d_poly(w, a, alpha, beta, dalpha, dbeta):
 def d_tangent(w, a):
     """Jacobian d/dw [T(w) a] for fixed a (derived from ALGORITHMS.md section 0's T)::
 
-    cosc2 hat(a) - cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+        cosc2 hat(a) - cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+
+    with cosc2_d = cosc2'(x)/x and sinc3_d = sinc3'(x)/x.
     """
     x = _norm3(w)
     return _d_poly(w, a, -cosc2(x), sinc3(x), -cosc2_d(x), sinc3_d(x))
@@ -456,7 +458,9 @@ def d_tangent(w, a):
 def d_tangent_t(w, a):
     """Jacobian d/dw [T(w)^T a] for fixed a (T^T(w) = T(-w); derived from ALGORITHMS.md section 0)::
 
-    -cosc2 hat(a) + cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+        -cosc2 hat(a) + cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
+
+    with cosc2_d = cosc2'(x)/x and sinc3_d = sinc3'(x)/x.
     """
     x = _norm3(w)
     return _d_poly(w, a, cosc2(x), sinc3(x), cosc2_d(x), sinc3_d(x))
@@ -649,7 +653,7 @@ def quat_mul(p, q):
     rot_from_quat(p q) = rot_from_quat(p) rot_from_quat(q) (liegroup ``qp``)."""
     r = np.empty(4)
     r[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]
-    r[1] = p[0] * q[1] + q[0] * p[1] - p[2] * q[3] + p[3] * q[2]
+    r[1] = p[0] * q[1] + q[0] * p[1] + p[2] * q[3] - p[3] * q[2]
     r[2] = p[0] * q[2] + q[0] * p[2] + p[3] * q[1] - p[1] * q[3]
     r[3] = p[0] * q[3] + q[0] * p[3] + p[1] * q[2] - p[2] * q[1]
     return r

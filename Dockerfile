@@ -1,0 +1,32 @@
+# Integrator Lab dashboard: docker build -t integrator-lab . && docker run -p 8050:8050 integrator-lab
+# Installs and serves exactly as `make serve` does (same pip install, same gunicorn settings file).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    INTEGRATOR_LAB_CACHE_DIR=/var/cache/integrator-lab/app \
+    NUMBA_CACHE_DIR=/var/cache/integrator-lab/numba
+
+RUN useradd --create-home --uid 10001 lab \
+    && mkdir -p "$INTEGRATOR_LAB_CACHE_DIR" "$NUMBA_CACHE_DIR" \
+    && chown -R lab:lab /var/cache/integrator-lab
+
+WORKDIR /srv/integrator-lab
+COPY pyproject.toml README.md ./
+COPY solvers ./solvers
+COPY app ./app
+COPY assets ./assets
+RUN pip install -e .
+
+USER lab
+# Compile every numba kernel into NUMBA_CACHE_DIR now, not on the first request.
+RUN python -m solvers warmup
+
+EXPOSE 8050
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8050/', timeout=4)"]
+# Set INTEGRATOR_LAB_SECRET_KEY when running several containers behind one address; mount a volume on
+# /var/cache/integrator-lab/app to keep cached results across restarts.
+CMD ["gunicorn", "-c", "app/gunicorn_conf.py", "--bind", "0.0.0.0:8050", "app:server"]

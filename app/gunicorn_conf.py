@@ -1,0 +1,20 @@
+"""gunicorn settings shared by `make serve`, the browser tests and the Docker image.
+
+Use: ``gunicorn -c app/gunicorn_conf.py --bind HOST:PORT app:server``. ``preload_app`` (``--preload``) imports
+the app once in the master and ``on_starting`` loads every compiled kernel there, so the workers and the
+background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
+cache, about 0.7 s). gunicorn skips settings it does not know, so ``control_socket_disable`` (gunicorn 27's
+``--no-control-socket``) is harmless on older releases.
+"""
+
+preload_app = True
+workers = 2
+threads = 4
+timeout = 120
+control_socket_disable = True
+
+
+def on_starting(server):
+    import solvers
+
+    server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))

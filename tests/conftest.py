@@ -1,0 +1,154 @@
+"""Shared fixtures.
+
+Browser fixtures (used by tests marked ``browser``): ``live_server`` runs the dashboard under gunicorn with
+the settings of ``make serve``, on a free loopback port and a temporary cache directory; ``browser`` is
+Debian's chromium driven by Playwright; ``page`` a fresh browser context per test. Without chromium or
+Playwright the browser tests are skipped, except on CI (``CI=true``), where they fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SERVER_START_TIMEOUT = 120  # s: the master imports the app and loads the solvers' compiled kernels
+
+
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def _unavailable(reason: str):
+    message = f"browser tests need {reason}; `make test` installs it (Debian chromium, as root)"
+    if _on_ci():
+        pytest.fail(f"CI=true and {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory):
+    """Base URL of the dashboard served by gunicorn (2 workers, --preload) in a subprocess."""
+    tmp = tmp_path_factory.mktemp("live_server")
+    port = _free_port()
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache")}
+    env.pop("INTEGRATOR_LAB_SECRET_KEY", None)  # exercise the generated, shared key
+    log_path = tmp / "gunicorn.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        "app/gunicorn_conf.py",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "app:server",
+    ]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}/"
+
+    def log_tail() -> str:
+        return log_path.read_text(errors="replace")[-4000:]
+
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"gunicorn exited with {proc.returncode}:\n{log_tail()}", pytrace=False)
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"gunicorn did not answer on {url} within {SERVER_START_TIMEOUT} s:\n{log_tail()}",
+                    pytrace=False,
+                )
+            time.sleep(0.2)
+        yield url
+    finally:
+        # SIGINT: gunicorn's quick shutdown (no waiting for keep-alive connections). Then end whatever is
+        # left in the server's own session (background jobs forked by the workers).
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        _unavailable(f"Chromium at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the Playwright Python package (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the timings the browser tests recorded (``record_property("timing", ...)``)."""
+    lines = [
+        f"{report.nodeid}: {value}"
+        for report in terminalreporter.stats.get("passed", [])
+        for key, value in report.user_properties
+        if key == "timing"
+    ]
+    if lines:
+        terminalreporter.section("browser timings")
+        for line in lines:
+            terminalreporter.write_line(line)
