@@ -102,3 +102,11 @@ class Method:
                 for k, o in self.options.items()
             },
         }
+
+
+# Options shared by the implicit methods (Newton on each step's nonlinear system).
+NEWTON_OPTIONS: dict[str, Option] = {
+    "newton_tol": Option(1e-12, "Newton stops when the update is below newton_tol times the unknowns' scale", "float",
+                         1e-15, 1e-3),
+    "newton_max_iter": Option(20, "Newton iterations per step before the run fails", "int", 1, 200),
+}

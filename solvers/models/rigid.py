@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from .. import lie
 from ..linalg import cross_into, lu_solve_inplace
 
 BODY = 18  # state entries per body
@@ -298,3 +299,213 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     d[4] = orth
     d[5] = mom
     d[6] = np.nan
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Lie-algebra view for the implicit Lie group methods of seed 000 (RATTLie, LGVI, Lie generalized-alpha).
+# Velocity vector w (6N): per body [Omega_i (3), v_i (3)]; a configuration increment dq (6N) acts as
+# R_i <- R_i exp(hat(dq_Omega)), x_i <- x_i + dq_v (SO(3) x R^3, ALGORITHMS.md section 0).
+# Multipliers (3K): one 3-vector per spherical joint. All functions write into given arrays (no allocation).
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def n_velocity(data: tuple) -> int:
+    """6 N: the size of the Lie-algebra velocity vector."""
+    return 6 * data[0].shape[0]
+
+
+@njit(cache=True)
+def n_multipliers(data: tuple) -> int:
+    """3 K: one multiplier 3-vector per spherical joint."""
+    return 3 * data[3].shape[0]
+
+
+@njit(cache=True)
+def get_velocity(y: np.ndarray, w: np.ndarray) -> None:
+    """w = [Omega_i, v_i] from the state."""
+    nb = y.shape[0] // BODY
+    for i in range(nb):
+        for r in range(6):
+            w[6 * i + r] = y[BODY * i + 12 + r]
+
+
+@njit(cache=True)
+def set_velocity(y: np.ndarray, w: np.ndarray) -> None:
+    """Write w = [Omega_i, v_i] into the state."""
+    nb = y.shape[0] // BODY
+    for i in range(nb):
+        for r in range(6):
+            y[BODY * i + 12 + r] = w[6 * i + r]
+
+
+@njit(cache=True)
+def mass_times(data: tuple, w: np.ndarray, out: np.ndarray) -> None:
+    """out = M w with M = blockdiag(J_i, m_i I) (the momentum p = M v of RATTLie)."""
+    mass, inertia = data[0], data[1]
+    for i in range(mass.shape[0]):
+        J = inertia[i]
+        o = 6 * i
+        for r in range(3):
+            out[o + r] = J[r, 0] * w[o] + J[r, 1] * w[o + 1] + J[r, 2] * w[o + 2]
+            out[o + 3 + r] = mass[i] * w[o + 3 + r]
+
+
+@njit(cache=True)
+def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
+    """f = grad U in the Lie-algebra sense: rotational part 0 (x is the centre of mass), translational -m g."""
+    mass, grav = data[0], data[2]
+    for i in range(mass.shape[0]):
+        for r in range(3):
+            f[6 * i + r] = 0.0
+            f[6 * i + 3 + r] = -mass[i] * grav[r]
+
+
+@njit(cache=True)
+def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
+    """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
+    jb, jp = data[3], data[4]
+    for k in range(jb.shape[0]):
+        i = jb[k, 0]
+        j = jb[k, 1]
+        a = jp[k, 0]
+        b = jp[k, 1]
+        oi = BODY * i
+        for r in range(3):
+            s = y[oi + 9 + r]
+            for c in range(3):
+                s += y[oi + 3 * r + c] * a[c]
+            if j >= 0:
+                oj = BODY * j
+                s -= y[oj + 9 + r]
+                for c in range(3):
+                    s -= y[oj + 3 * r + c] * b[c]
+            else:
+                s -= b[r]
+            phi[3 * k + r] = s
+
+
+@njit(cache=True)
+def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
+    """B (3K x 6N), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
+
+    (seed 000 Table 1; ALGORITHMS.md section 0). Overwrites the first 3K rows and 6N columns.
+    """
+    jb, jp = data[3], data[4]
+    nv = 6 * data[0].shape[0]
+    C = np.empty((3, 3))
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            for c in range(nv):
+                B[3 * k + r, c] = 0.0
+        i = jb[k, 0]
+        j = jb[k, 1]
+        oi = BODY * i
+        _rot_hat(y[oi : oi + 9].reshape((3, 3)), jp[k, 0], C)
+        for r in range(3):
+            for c in range(3):
+                B[3 * k + r, 6 * i + c] = -C[r, c]
+            B[3 * k + r, 6 * i + 3 + r] = 1.0
+        if j >= 0:
+            oj = BODY * j
+            _rot_hat(y[oj : oj + 9].reshape((3, 3)), jp[k, 1], C)
+            for r in range(3):
+                for c in range(3):
+                    B[3 * k + r, 6 * j + c] = C[r, c]
+                B[3 * k + r, 6 * j + 3 + r] = -1.0
+
+
+@njit(cache=True)
+def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
+    """K (6N x 6N) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
+
+    B_Omega_i^T lam = a x (R_i^T lam) changes as hat(a) hat(R_i^T lam) dq_Omega_i, and the R_j term with the
+    opposite sign; translational blocks are constant. Overwrites the first 6N x 6N block.
+    """
+    jb, jp = data[3], data[4]
+    nv = 6 * data[0].shape[0]
+    for r in range(nv):
+        for c in range(nv):
+            K[r, c] = 0.0
+    u = np.empty(3)
+    for k in range(jb.shape[0]):
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            o = BODY * body
+            R = y[o : o + 9].reshape((3, 3))
+            a = jp[k, side]
+            for c in range(3):
+                u[c] = R[0, c] * lam[3 * k] + R[1, c] * lam[3 * k + 1] + R[2, c] * lam[3 * k + 2]
+            # hat(a) hat(u) = u a^T - (a . u) I
+            au = a[0] * u[0] + a[1] * u[1] + a[2] * u[2]
+            for r in range(3):
+                for c in range(3):
+                    K[6 * body + r, 6 * body + c] += sign * (u[r] * a[c] - (au if r == c else 0.0))
+
+
+@njit(cache=True)
+def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndarray) -> None:
+    """out[:n] = B[:m, :n]^T lam[:m]."""
+    for c in range(n):
+        s = 0.0
+        for r in range(m):
+            s += B[r, c] * lam[r]
+        out[c] = s
+
+
+@njit(cache=True)
+def advance_configuration(y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
+    """out = y with R_i <- R_i exp(hat(dq_Omega_i)), x_i <- x_i + dq_v_i; velocities copied from y."""
+    nb = y.shape[0] // BODY
+    for i in range(nb):
+        o = BODY * i
+        E = lie.expm_so3(dq[6 * i : 6 * i + 3])
+        for r in range(3):
+            for c in range(3):
+                out[o + 3 * r + c] = y[o + 3 * r] * E[0, c] + y[o + 3 * r + 1] * E[1, c] + y[o + 3 * r + 2] * E[2, c]
+            out[o + 9 + r] = y[o + 9 + r] + dq[6 * i + 3 + r]
+        for r in range(6):
+            out[o + 12 + r] = y[o + 12 + r]
+
+
+@njit(cache=True)
+def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
+    """Consistent accelerations dw/dt (6N) and multipliers (3K) of the index-1 DAE at y (the saddle solve).
+
+    Returns False if the system is singular. Used for starting values and the t = 0 diagnostics.
+    """
+    n = 6 * data[0].shape[0] + 3 * data[3].shape[0]
+    A = np.empty((n, n))
+    b = np.empty(n)
+    assemble(data, y, A, b)
+    if not lu_solve_inplace(A, b, n):
+        return False
+    nv = 6 * data[0].shape[0]
+    for r in range(nv):
+        acc[r] = b[r]
+    for r in range(n - nv):
+        lam[r] = b[nv + r]
+    return True
+
+
+@njit(cache=True)
+def difference_acceleration(w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float, k: int,
+                            acc: np.ndarray) -> None:
+    """Acceleration at the newest step from velocities, for methods without their own (BENCHMARKS.md).
+
+    The contract asks for a central difference, which would delay every diagnostics row by one step; we use the
+    second-order backward difference (3 w_new - 4 w_old + w_older) / (2h) instead (first-order
+    (w_new - w_old)/h at the first step, k = 1). ``acc`` is laid out like the state (Omega-dot and v-dot slots).
+    """
+    nb = acc.shape[0] // BODY
+    for i in range(nb):
+        for r in range(6):
+            j = 6 * i + r
+            if k <= 1:
+                a = (w_new[j] - w_old[j]) / h
+            else:
+                a = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
+            acc[BODY * i + 12 + r] = a
