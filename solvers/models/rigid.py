@@ -504,8 +504,6 @@ def difference_acceleration(w_older: np.ndarray, w_old: np.ndarray, w_new: np.nd
     for i in range(nb):
         for r in range(6):
             j = 6 * i + r
-            if k <= 1:
-                a = (w_new[j] - w_old[j]) / h
-            else:
-                a = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
-            acc[BODY * i + 12 + r] = a
+            first = (w_new[j] - w_old[j]) / h
+            second = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
+            acc[BODY * i + 12 + r] = first if k <= 1 else second
