@@ -4,7 +4,11 @@ Public API (see BENCHMARKS.md): ``simulate``, ``benchmarks``, ``methods``, ``Res
 ``describe_method`` for plain-data descriptions.
 """
 
-from .api import MAX_STEPS, benchmarks, describe, describe_method, methods, simulate, warmup
-from .result import Result
+from . import _numba_cache
+
+_numba_cache.configure()  # before any kernel module is imported (see solvers/_numba_cache.py)
+
+from .api import MAX_STEPS, benchmarks, describe, describe_method, methods, simulate, warmup  # noqa: E402
+from .result import Result  # noqa: E402
 
 __all__ = ["MAX_STEPS", "Result", "benchmarks", "describe", "describe_method", "methods", "simulate", "warmup"]

@@ -208,11 +208,10 @@ def _dot3(a, b):
 
 
 @numba.njit(cache=True)
-def _poly_i_w_w2(w, a, b):
-    """I + a W + b W^2 with W = hat(w), written out (W^2 = w w^T - |w|^2 I)."""
+def _poly_into(w, a, b, out):
+    """out = I + a W + b W^2 with W = hat(w), written out (W^2 = w w^T - |w|^2 I); no allocation."""
     x2 = _dot3(w, w)
     d = 1.0 - b * x2
-    out = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
             out[i, j] = b * w[i] * w[j]
@@ -223,6 +222,13 @@ def _poly_i_w_w2(w, a, b):
     out[1, 2] -= a * w[0]
     out[2, 0] -= a * w[1]
     out[2, 1] += a * w[0]
+
+
+@numba.njit(cache=True)
+def _poly_i_w_w2(w, a, b):
+    """I + a W + b W^2 with W = hat(w)."""
+    out = np.empty((3, 3))
+    _poly_into(w, a, b, out)
     return out
 
 
@@ -422,23 +428,54 @@ def tangent_inv_t(w):
 
 
 @numba.njit(cache=True)
-def _d_poly(w, a, alpha, beta, dalpha, dbeta):
-    """d/dw [a + alpha(x) w x a + beta(x) w x (w x a)] with dalpha = alpha'(x)/x, dbeta = beta'(x)/x.
+def _d_poly_into(w, a, alpha, beta, dalpha, dbeta, out):
+    """out = d/dw [a + alpha(x) w x a + beta(x) w x (w x a)] with dalpha = alpha'(x)/x, dbeta = beta'(x)/x.
 
-    Uses d/dw (w x a) = -hat(a) and d/dw (w x (w x a)) = -hat(w x a) - W hat(a).
+    Uses d/dw (w x a) = -hat(a) and d/dw (w x (w x a)) = -hat(w x a) - W hat(a). No allocation.
     """
-    wa = cross(w, a)
-    wwa = cross(w, wa)
-    A = hat(a)
-    WA = hat(wa)
-    out = np.empty((3, 3))
+    wa0 = w[1] * a[2] - w[2] * a[1]
+    wa1 = w[2] * a[0] - w[0] * a[2]
+    wa2 = w[0] * a[1] - w[1] * a[0]
+    wwa0 = w[1] * wa2 - w[2] * wa1
+    wwa1 = w[2] * wa0 - w[0] * wa2
+    wwa2 = w[0] * wa1 - w[1] * wa0
+    wdota = _dot3(w, a)
+    # hat(a) and hat(w x a), entry by entry
     for i in range(3):
+        wai = wa0 if i == 0 else (wa1 if i == 1 else wa2)
+        wwai = wwa0 if i == 0 else (wwa1 if i == 1 else wwa2)
         for j in range(3):
-            # (W hat(a))_ij = w_j a_i - (w . a) delta_ij
-            wha = w[j] * a[i]
             if i == j:
-                wha -= _dot3(w, a)
-            out[i, j] = -alpha * A[i, j] - beta * (WA[i, j] + wha) + (dalpha * wa[i] + dbeta * wwa[i]) * w[j]
+                ha = 0.0
+                hwa = 0.0
+            elif i == 0 and j == 1:
+                ha = -a[2]
+                hwa = -wa2
+            elif i == 0 and j == 2:
+                ha = a[1]
+                hwa = wa1
+            elif i == 1 and j == 0:
+                ha = a[2]
+                hwa = wa2
+            elif i == 1 and j == 2:
+                ha = -a[0]
+                hwa = -wa0
+            elif i == 2 and j == 0:
+                ha = -a[1]
+                hwa = -wa1
+            else:
+                ha = a[0]
+                hwa = wa0
+            # (W hat(a))_ij = w_j a_i - (w . a) delta_ij
+            wha = w[j] * a[i] - (wdota if i == j else 0.0)
+            out[i, j] = -alpha * ha - beta * (hwa + wha) + (dalpha * wai + dbeta * wwai) * w[j]
+
+
+@numba.njit(cache=True)
+def _d_poly(w, a, alpha, beta, dalpha, dbeta):
+    """Allocating form of _d_poly_into."""
+    out = np.empty((3, 3))
+    _d_poly_into(w, a, alpha, beta, dalpha, dbeta, out)
     return out
 
 
@@ -770,3 +807,36 @@ def orthogonality_error(R):
                 e -= 1.0
             s += e * e
     return math.sqrt(s)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# allocation-free forms for the inner loops of implicit kernels (same formulas as above)
+# ---------------------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def expm_so3_into(w, out):
+    """out = expm_so3(w) without allocation."""
+    x = _norm3(w)
+    _poly_into(w, sinc1(x), cosc2(x), out)
+
+
+@numba.njit(cache=True)
+def tangent_into(w, out):
+    """out = T(w) without allocation."""
+    x = _norm3(w)
+    _poly_into(w, -cosc2(x), sinc3(x), out)
+
+
+@numba.njit(cache=True)
+def tangent_inv_t_into(w, out):
+    """out = T(w)^-T without allocation."""
+    x = _norm3(w)
+    _poly_into(w, -0.5, c_coef(x), out)
+
+
+@numba.njit(cache=True)
+def d_tangent_inv_t_into(w, a, out):
+    """out = D(w; a) = d/dw [T(w)^-T a] without allocation."""
+    x = _norm3(w)
+    _d_poly_into(w, a, -0.5, c_coef(x), 0.0, c3_coef(x), out)

@@ -68,3 +68,29 @@ def matvec3_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
     """out = A x for a 3x3 matrix (out must not alias x)."""
     for i in range(3):
         out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
+
+
+@njit(cache=True)
+def inv3_into(A: np.ndarray, out: np.ndarray) -> bool:
+    """out = A^-1 for a 3x3 matrix by cofactors; False if |det| is below 1e-14 of the entries' scale cubed."""
+    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
+    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
+    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
+    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
+    scale = 0.0
+    for i in range(3):
+        for j in range(3):
+            scale = max(scale, abs(A[i, j]))
+    if not (abs(det) > 1e-14 * scale**3):
+        return False
+    inv = 1.0 / det
+    out[0, 0] = c00 * inv
+    out[1, 0] = c01 * inv
+    out[2, 0] = c02 * inv
+    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
+    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
+    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
+    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
+    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
+    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
+    return True

@@ -5,7 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import rk4
+from .methods import lie_galpha, rattlie, rk4
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -33,18 +33,13 @@ METHODS: dict[str, Method] = {
     m.id: m
     for m in (
         rk4.METHOD,
+        lie_galpha.METHOD,
+        rattlie.METHOD,
     )
 }
 
-# which machinery each benchmark's model uses (fixed by its module; checked by the tests)
-MACHINERY: dict[str, str] = {
-    "spatial_double_pendulum": "rigid",
-    "pendulum_3d": "rigid",
-    "planar_pendulum": "coords",
-    "two_link_arm": "coords",
-    "natural_double_pendulum": "coords",
-    "angular_velocity": "rotvec",
-}
+# which machinery each benchmark's model uses (declared by its module)
+MACHINERY: dict[str, str] = {b.id: b.machinery for b in BENCHMARKS.values()}
 
 
 def applies(method_id: str, benchmark_id: str) -> bool:

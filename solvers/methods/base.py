@@ -106,7 +106,7 @@ class Method:
 
 # Options shared by the implicit methods (Newton on each step's nonlinear system).
 NEWTON_OPTIONS: dict[str, Option] = {
-    "newton_tol": Option(1e-12, "Newton stops when the update is below newton_tol times the unknowns' scale", "float",
-                         1e-15, 1e-3),
+    "newton_tol": Option(1e-10, "Newton stops when the update is below newton_tol (1 + |unknowns|)", "float",
+                         1e-14, 1e-3),
     "newton_max_iter": Option(20, "Newton iterations per step before the run fails", "int", 1, 200),
 }

@@ -124,4 +124,5 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=1e-3,
     default_t_end=2.0,
+    machinery="rotvec",
 )

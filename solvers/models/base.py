@@ -97,6 +97,7 @@ class Benchmark:
     build: Callable[[dict[str, Any]], Model]
     default_h: float
     default_t_end: float
+    machinery: str  # "rigid" | "coords" | "rotvec": the family of kernels that advance its model
     exclusive: tuple[tuple[str, ...], ...] = ()  # groups of keys of which at most one may be given
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -67,4 +67,5 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=0.01,
     default_t_end=10.0,
+    machinery="coords",
 )

@@ -76,5 +76,6 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=0.01,
     default_t_end=20.0,
+    machinery="rigid",
     exclusive=(("cardan0", "R0"),),
 )

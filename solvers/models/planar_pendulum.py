@@ -51,4 +51,5 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=0.01,
     default_t_end=50.0,
+    machinery="coords",
 )

@@ -209,41 +209,76 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 
 
 @njit(cache=True)
+def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray, sign: float, p: np.ndarray) -> None:
+    """Add sign * (position, velocity, acceleration) of the body point a to p[0:3], p[3:6], p[6:9].
+
+    Position x + R a, velocity v + R (Omega x a), acceleration dv/dt + R (dOmega/dt x a + Omega x (Omega x a)).
+    """
+    W0 = y[o + 12]
+    W1 = y[o + 13]
+    W2 = y[o + 14]
+    c0 = W1 * a[2] - W2 * a[1]
+    c1 = W2 * a[0] - W0 * a[2]
+    c2 = W0 * a[1] - W1 * a[0]
+    A0 = acc[o + 12]
+    A1 = acc[o + 13]
+    A2 = acc[o + 14]
+    e0 = A1 * a[2] - A2 * a[1] + W1 * c2 - W2 * c1
+    e1 = A2 * a[0] - A0 * a[2] + W2 * c0 - W0 * c2
+    e2 = A0 * a[1] - A1 * a[0] + W0 * c1 - W1 * c0
+    for r in range(3):
+        R0 = y[o + 3 * r]
+        R1 = y[o + 3 * r + 1]
+        R2 = y[o + 3 * r + 2]
+        p[r] += sign * (y[o + 9 + r] + R0 * a[0] + R1 * a[1] + R2 * a[2])
+        p[3 + r] += sign * (y[o + 15 + r] + R0 * c0 + R1 * c1 + R2 * c2)
+        p[6 + r] += sign * (acc[o + 15 + r] + R0 * e0 + R1 * e1 + R2 * e2)
+
+
+@njit(cache=True)
 def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, constraint norms (position, velocity, acceleration), orthogonality, momentum; NaN rotation error.
 
     ``acc`` is laid out like y; only its Omega-dot and v-dot entries are read (NaN there gives a NaN
-    acceleration constraint).
+    acceleration constraint). Energy sum_i 1/2 Omega.J Omega + 1/2 m |v|^2 - m g.x; momentum
+    axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (BENCHMARKS.md B1, B2). No allocation.
     """
     mass, inertia, grav, jb, jp, axis = data
     nb = mass.shape[0]
     energy = 0.0
     mom = 0.0
     orth = 0.0
-    JW = np.empty(3)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
     for i in range(nb):
         o = BODY * i
-        R = y[o : o + 9].reshape((3, 3))
-        x = y[o + 9 : o + 12]
-        W = y[o + 12 : o + 15]
-        v = y[o + 15 : o + 18]
         J = inertia[i]
+        W0 = y[o + 12]
+        W1 = y[o + 13]
+        W2 = y[o + 14]
+        JW0 = J[0, 0] * W0 + J[0, 1] * W1 + J[0, 2] * W2
+        JW1 = J[1, 0] * W0 + J[1, 1] * W1 + J[1, 2] * W2
+        JW2 = J[2, 0] * W0 + J[2, 1] * W1 + J[2, 2] * W2
+        x0 = y[o + 9]
+        x1 = y[o + 10]
+        x2 = y[o + 11]
+        v0 = y[o + 15]
+        v1 = y[o + 16]
+        v2 = y[o + 17]
+        m = mass[i]
+        energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2) + 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2)
+        energy -= m * (grav[0] * x0 + grav[1] * x1 + grav[2] * x2)
+        orbital0 = m * (x1 * v2 - x2 * v1)
+        orbital1 = m * (x2 * v0 - x0 * v2)
+        orbital2 = m * (x0 * v1 - x1 * v0)
+        mom += axis[0] * orbital0 + axis[1] * orbital1 + axis[2] * orbital2
         for r in range(3):
-            JW[r] = J[r, 0] * W[0] + J[r, 1] * W[1] + J[r, 2] * W[2]
-        energy += 0.5 * (W[0] * JW[0] + W[1] * JW[1] + W[2] * JW[2])
-        energy += 0.5 * mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-        energy -= mass[i] * (grav[0] * x[0] + grav[1] * x[1] + grav[2] * x[2])
-        # angular momentum about the origin: x x m v + R J Omega, projected on the axis
-        cross_into(x, v, t1)
-        for r in range(3):
-            spin = R[r, 0] * JW[0] + R[r, 1] * JW[1] + R[r, 2] * JW[2]
-            mom += axis[r] * (mass[i] * t1[r] + spin)
+            spin = y[o + 3 * r] * JW0 + y[o + 3 * r + 1] * JW1 + y[o + 3 * r + 2] * JW2
+            mom += axis[r] * spin
         s = 0.0
         for r in range(3):
             for c in range(3):
-                e = (1.0 if r == c else 0.0) - (R[r, 0] * R[c, 0] + R[r, 1] * R[c, 1] + R[r, 2] * R[c, 2])
+                dot = y[o + 3 * r] * y[o + 3 * c] + y[o + 3 * r + 1] * y[o + 3 * c + 1] \
+                    + y[o + 3 * r + 2] * y[o + 3 * c + 2]
+                e = (1.0 if r == c else 0.0) - dot
                 s += e * e
         s = np.sqrt(s)
         if s > orth:
@@ -251,42 +286,21 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     cp = 0.0
     cv = 0.0
     ca = 0.0
+    pva = np.zeros(9)
     for k in range(jb.shape[0]):
-        i = jb[k, 0]
+        for r in range(9):
+            pva[r] = 0.0
+        _joint_side(y, acc, BODY * jb[k, 0], jp[k, 0], 1.0, pva)
         j = jb[k, 1]
-        a = jp[k, 0]
-        bb = jp[k, 1]
-        oi = BODY * i
-        Ri = y[oi : oi + 9].reshape((3, 3))
-        Wi = y[oi + 12 : oi + 15]
-        p = np.empty(3)
-        vel = np.empty(3)
-        ac = np.empty(3)
-        cross_into(Wi, a, t1)  # Omega x a
-        cross_into(acc[oi + 12 : oi + 15], a, t2)  # Omega-dot x a
-        g = _centripetal(Ri, Wi, a, JW, JW.copy())
-        for r in range(3):
-            p[r] = y[oi + 9 + r] + Ri[r, 0] * a[0] + Ri[r, 1] * a[1] + Ri[r, 2] * a[2]
-            vel[r] = y[oi + 15 + r] + Ri[r, 0] * t1[0] + Ri[r, 1] * t1[1] + Ri[r, 2] * t1[2]
-            ac[r] = acc[oi + 15 + r] + Ri[r, 0] * t2[0] + Ri[r, 1] * t2[1] + Ri[r, 2] * t2[2] + g[r]
         if j >= 0:
-            oj = BODY * j
-            Rj = y[oj : oj + 9].reshape((3, 3))
-            Wj = y[oj + 12 : oj + 15]
-            cross_into(Wj, bb, t1)
-            cross_into(acc[oj + 12 : oj + 15], bb, t2)
-            g = _centripetal(Rj, Wj, bb, JW, JW.copy())
-            for r in range(3):
-                p[r] -= y[oj + 9 + r] + Rj[r, 0] * bb[0] + Rj[r, 1] * bb[1] + Rj[r, 2] * bb[2]
-                vel[r] -= y[oj + 15 + r] + Rj[r, 0] * t1[0] + Rj[r, 1] * t1[1] + Rj[r, 2] * t1[2]
-                ac[r] -= acc[oj + 15 + r] + Rj[r, 0] * t2[0] + Rj[r, 1] * t2[1] + Rj[r, 2] * t2[2] + g[r]
+            _joint_side(y, acc, BODY * j, jp[k, 1], -1.0, pva)
         else:
             for r in range(3):
-                p[r] -= bb[r]
+                pva[r] -= jp[k, 1][r]
         for r in range(3):
-            cp += p[r] * p[r]
-            cv += vel[r] * vel[r]
-            ca += ac[r] * ac[r]
+            cp += pva[r] * pva[r]
+            cv += pva[3 + r] * pva[3 + r]
+            ca += pva[6 + r] * pva[6 + r]
     d[0] = energy
     if jb.shape[0] > 0:
         d[1] = np.sqrt(cp)
@@ -393,26 +407,26 @@ def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
     """
     jb, jp = data[3], data[4]
     nv = 6 * data[0].shape[0]
-    C = np.empty((3, 3))
     for k in range(jb.shape[0]):
         for r in range(3):
             for c in range(nv):
                 B[3 * k + r, c] = 0.0
-        i = jb[k, 0]
-        j = jb[k, 1]
-        oi = BODY * i
-        _rot_hat(y[oi : oi + 9].reshape((3, 3)), jp[k, 0], C)
-        for r in range(3):
-            for c in range(3):
-                B[3 * k + r, 6 * i + c] = -C[r, c]
-            B[3 * k + r, 6 * i + 3 + r] = 1.0
-        if j >= 0:
-            oj = BODY * j
-            _rot_hat(y[oj : oj + 9].reshape((3, 3)), jp[k, 1], C)
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = -1.0 if side == 0 else 1.0
+            o = BODY * body
+            a = jp[k, side]
             for r in range(3):
-                for c in range(3):
-                    B[3 * k + r, 6 * j + c] = C[r, c]
-                B[3 * k + r, 6 * j + 3 + r] = -1.0
+                R0 = y[o + 3 * r]
+                R1 = y[o + 3 * r + 1]
+                R2 = y[o + 3 * r + 2]
+                # row r of R hat(a)
+                B[3 * k + r, 6 * body] = sign * (R1 * a[2] - R2 * a[1])
+                B[3 * k + r, 6 * body + 1] = sign * (-R0 * a[2] + R2 * a[0])
+                B[3 * k + r, 6 * body + 2] = sign * (R0 * a[1] - R1 * a[0])
+                B[3 * k + r, 6 * body + 3 + r] = -sign
 
 
 @njit(cache=True)
@@ -462,10 +476,31 @@ def advance_configuration(y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> Non
     nb = y.shape[0] // BODY
     for i in range(nb):
         o = BODY * i
-        E = lie.expm_so3(dq[6 * i : 6 * i + 3])
+        w0 = dq[6 * i]
+        w1 = dq[6 * i + 1]
+        w2 = dq[6 * i + 2]
+        x2 = w0 * w0 + w1 * w1 + w2 * w2
+        x = np.sqrt(x2)
+        a = lie.sinc1(x)
+        b = lie.cosc2(x)
+        d = 1.0 - b * x2
+        # exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W (Rodrigues, written out: no allocation)
+        e00 = d + b * w0 * w0
+        e11 = d + b * w1 * w1
+        e22 = d + b * w2 * w2
+        e01 = b * w0 * w1 - a * w2
+        e10 = b * w0 * w1 + a * w2
+        e02 = b * w0 * w2 + a * w1
+        e20 = b * w0 * w2 - a * w1
+        e12 = b * w1 * w2 - a * w0
+        e21 = b * w1 * w2 + a * w0
         for r in range(3):
-            for c in range(3):
-                out[o + 3 * r + c] = y[o + 3 * r] * E[0, c] + y[o + 3 * r + 1] * E[1, c] + y[o + 3 * r + 2] * E[2, c]
+            r0 = y[o + 3 * r]
+            r1 = y[o + 3 * r + 1]
+            r2 = y[o + 3 * r + 2]
+            out[o + 3 * r] = r0 * e00 + r1 * e10 + r2 * e20
+            out[o + 3 * r + 1] = r0 * e01 + r1 * e11 + r2 * e21
+            out[o + 3 * r + 2] = r0 * e02 + r1 * e12 + r2 * e22
             out[o + 9 + r] = y[o + 9 + r] + dq[6 * i + 3 + r]
         for r in range(6):
             out[o + 12 + r] = y[o + 12 + r]

@@ -72,4 +72,5 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=1e-3,
     default_t_end=50.0,
+    machinery="rigid",
 )

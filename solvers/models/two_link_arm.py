@@ -79,4 +79,5 @@ BENCHMARK = Benchmark(
     build=build,
     default_h=0.01,
     default_t_end=20.0,
+    machinery="coords",
 )

@@ -1,0 +1,792 @@
+"""Lie group generalized-alpha: seed 000's comparator "Lie-alpha" (section 3, Figs. 5-7) on the rigid machinery.
+
+References
+----------
+[BC10]  O. Bruls, A. Cardona, "On the use of Lie group time integrators in multibody dynamics",
+        J. Comput. Nonlinear Dynam. 5 (2010) 031002.
+[ABC15] M. Arnold, O. Bruls, A. Cardona, "Error analysis of generalized-alpha Lie group time integration methods
+        for constrained mechanical systems", Numer. Math. 129 (2015) 149-179 (seed 000 ref. [4]).
+[ACB16] M. Arnold, A. Cardona, O. Bruls, "A Lie algebra approach to Lie group time integration of constrained
+        systems", in: Structure-preserving Integrators in Nonlinear Structural Dynamics and Flexible Multibody
+        Dynamics, CISM 565, Springer (2016) 91-158 (the stabilised index-2 formulation).
+[CH93]  J. Chung, G. M. Hulbert, J. Appl. Mech. 60 (1993) 371-375 (the coefficients).
+
+The model (ALGORITHMS.md sections 0 and 2): configuration q = (R_i, x_i) in (SO(3) x R^3)^N, Lie-algebra velocity
+v = (Omega_i, xdot_i), dq/dt = q hat(v),
+
+    M dv/dt + g(q, v) + B(q)^T lambda = 0,    Phi(q) = 0,
+    g = (Omega_i x J_i Omega_i, 0) + grad U(q),   grad U = (0, -m_i g)   (rigid.potential_gradient),
+
+i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
+
+One step ([ABC15] eqs. (10), ALGORITHMS.md section 2), rho = rho_inf:
+    alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,
+    beta = (gamma + 1/2)^2 / 4                                    ([CH93]; rho = 0.9: 8/19, 9/19, 21/38, 100/361)
+    q_{n+1} = q_n exp(h Dq),   Dq = v_n + (1/2 - beta) h a_n + beta h a_{n+1},
+    v_{n+1} = v_n + (1 - gamma) h a_n + gamma h a_{n+1},
+    (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) vdot_{n+1} + alpha_f vdot_n,
+with the unknowns Dq (so a, v, vdot follow from it) and mu = h lambda_{n+1}. The index-3 variant ("index3")
+solves the scaled residual
+
+    r = [ h (M vdot_{n+1} + g(q_{n+1}, v_{n+1})) + B(q_{n+1})^T mu ;  Phi(q_{n+1}) / h ] = 0
+
+by Newton with the exact iteration matrix ([ABC15] sec. 2, scaled as in ALGORITHMS.md)
+
+    [[ beta_bar M + (h gamma / beta) C_t + h^2 K_t T(h Dq),  B^T ],
+     [ B T(h Dq),                                            0   ]],   beta_bar = (1 - alpha_m)/(beta (1 - alpha_f)),
+
+C_t = d g / d v = blockdiag(hat(Omega) J - hat(J Omega), 0) (exact), K_t = d/dq (B^T lambda) (exact,
+rigid.constraint_force_derivative's formula; grad U is constant for centre-of-mass coordinates, so K_t has no
+other part), T the SO(3) tangent operator on the rotational blocks (identity on the translational ones).
+Nothing is neglected: Newton converges quadratically.
+
+The stabilised index-2 variant ("stab2", [ACB16] sec. 4, GGL-type) adds the hidden constraint B(q_{n+1}) v_{n+1} = 0
+with an extra multiplier nu that corrects the configuration only:
+
+    q_{n+1} = q_n exp(h (Dq + B(q_n)^T nu)),   rows [r_1; Phi(q_{n+1})/h; B(q_{n+1}) v_{n+1}],
+
+so both the position and the velocity constraints hold to the Newton tolerance (the index-3 form leaves the
+velocity constraint at O(h^2), ~1e-4 at h = 1e-3 like seed 000's Fig. 7). Its Newton matrix adds the columns
+[h^2 K_t T B_n^T; B T B_n^T; h Z T B_n^T] for nu and the row [(gamma/beta) B + h Z T, 0, .] with
+Z = d/dq (B(q) v) at fixed v (-+R hat(Omega x a) per joint side; exact too).
+
+Starting values ([ABC15] sec. 4, "perturbed starting values"): vdot_0, lambda_0 from the saddle-point system
+[[M, B^T], [B, 0]] [vdot_0; lambda_0] = [-g; -Z(q_0, v_0)] (rigid.initial_acceleration), and
+
+    a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0,
+
+so that a_n - vdot(t_n) - (alpha_m - alpha_f) h vddot(t_n) = O(h^2) from the first step on and lambda converges at
+order 2 (with a_0 = vdot_0, option perturbed_start = False, the index-3 lambda is only first order [ABC15]).
+vddot_0 is computed by a central difference of consistent accelerations along the Taylor expansion of the exact
+flow: q(+-d) = q_0 exp(+-d v_0 + d^2/2 vdot_0), v(+-d) = v_0 +- d vdot_0 (O(d^3) resp. O(d^2) accurate, and the
+O(d^2) velocity errors are even in d so they cancel), vdot(+-d) from two saddle solves, vddot_0 =
+(vdot(d) - vdot(-d)) / (2 d) + O(d^2), with d = h.
+
+Linear algebra: the first block of the iteration matrix is block diagonal (3x3 rotational blocks, beta_bar m I
+translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
+multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when the inertia about the
+centre of mass is indefinite, as in seed 004's pendulum, where only the saddle system is regular) the full system
+is solved by LU with partial pivoting instead. Newton stops when every block of the update is below
+newton_tol (1 + |block|) (max norms; blocks Dq, mu, nu); it fails after newton_max_iter iterations.
+
+Work array (persistent across chunks): [vdot_n (6N), a_n (6N), lambda_n (3K)].
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels, lie
+from ..models import dispatch, rigid
+from .base import NEWTON_OPTIONS, Method, Option
+
+BODY = rigid.BODY
+VARIANTS = ("index3", "stab2")
+
+
+def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
+    """(alpha_m, alpha_f, gamma, beta) for the spectral radius at infinity rho_inf in [0, 1] ([CH93], [ABC15])."""
+    rho = float(rho_inf)
+    if not 0.0 <= rho <= 1.0:
+        raise ValueError(f"rho_inf = {rho_inf!r} is outside [0, 1]")
+    alpha_m = (2.0 * rho - 1.0) / (rho + 1.0)
+    alpha_f = rho / (rho + 1.0)
+    gamma = 0.5 + alpha_f - alpha_m
+    beta = 0.25 * (gamma + 0.5) ** 2
+    return alpha_m, alpha_f, gamma, beta
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# small allocation-free helpers (private: the shared modules' versions allocate temporaries)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _exp_tangent(w0, w1, w2, E, T):
+    """E = exp(hat(w)) (Rodrigues) and T = T(w) = I - cosc2 W + sinc3 W^2 (ALGORITHMS.md section 0)."""
+    x2 = w0 * w0 + w1 * w1 + w2 * w2
+    x = math.sqrt(x2)
+    a = lie.sinc1(x)
+    b = lie.cosc2(x)
+    c = lie.sinc3(x)
+    w = (w0, w1, w2)
+    for i in range(3):
+        for j in range(3):
+            E[i, j] = b * w[i] * w[j]
+            T[i, j] = c * w[i] * w[j]
+        E[i, i] += 1.0 - b * x2
+        T[i, i] += 1.0 - c * x2
+    # + a W for E, - b W for T
+    E[0, 1] -= a * w2
+    E[0, 2] += a * w1
+    E[1, 0] += a * w2
+    E[1, 2] -= a * w0
+    E[2, 0] -= a * w1
+    E[2, 1] += a * w0
+    T[0, 1] += b * w2
+    T[0, 2] -= b * w1
+    T[1, 0] -= b * w2
+    T[1, 2] += b * w0
+    T[2, 0] += b * w1
+    T[2, 1] -= b * w0
+
+
+@njit(cache=True)
+def _configure(y, w, Es, Ts, yn):
+    """yn = q exp(w) (R_i E_i, x_i + w_v) with E_i, T_i for the rotational parts of w; velocities not touched."""
+    nb = y.shape[0] // BODY
+    for i in range(nb):
+        o = BODY * i
+        E = Es[i]
+        _exp_tangent(w[6 * i], w[6 * i + 1], w[6 * i + 2], E, Ts[i])
+        for r in range(3):
+            r0 = y[o + 3 * r]
+            r1 = y[o + 3 * r + 1]
+            r2 = y[o + 3 * r + 2]
+            for c in range(3):
+                yn[o + 3 * r + c] = r0 * E[0, c] + r1 * E[1, c] + r2 * E[2, c]
+            yn[o + 9 + r] = y[o + 9 + r] + w[6 * i + 3 + r]
+
+
+@njit(cache=True)
+def _jacobian(rd, y, B):
+    """B (3K x 6N) at y: -R_i hat(a) | I for side i, +R_j hat(b) | -I for side j (seed 000 Table 1)."""
+    jb, jp = rd[3], rd[4]
+    nv = B.shape[1]
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            for c in range(nv):
+                B[3 * k + r, c] = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = -1.0 if side == 0 else 1.0
+            o = BODY * body
+            a = jp[k, side]
+            for r in range(3):
+                R0 = y[o + 3 * r]
+                R1 = y[o + 3 * r + 1]
+                R2 = y[o + 3 * r + 2]
+                B[3 * k + r, 6 * body] = sign * (R1 * a[2] - R2 * a[1])
+                B[3 * k + r, 6 * body + 1] = sign * (-R0 * a[2] + R2 * a[0])
+                B[3 * k + r, 6 * body + 2] = sign * (R0 * a[1] - R1 * a[0])
+                B[3 * k + r, 6 * body + 3 + r] = -sign
+
+
+@njit(cache=True)
+def _phi(rd, y, phi, scale, off):
+    """phi[off + 3k + r] = scale * Phi_k (x_i + R_i a - x_j - R_j b, seed 000 eq. 24)."""
+    jb, jp = rd[3], rd[4]
+    for k in range(jb.shape[0]):
+        i = jb[k, 0]
+        j = jb[k, 1]
+        a = jp[k, 0]
+        b = jp[k, 1]
+        oi = BODY * i
+        for r in range(3):
+            s = y[oi + 9 + r] + y[oi + 3 * r] * a[0] + y[oi + 3 * r + 1] * a[1] + y[oi + 3 * r + 2] * a[2]
+            if j >= 0:
+                oj = BODY * j
+                s -= y[oj + 9 + r] + y[oj + 3 * r] * b[0] + y[oj + 3 * r + 1] * b[1] + y[oj + 3 * r + 2] * b[2]
+            else:
+                s -= b[r]
+            phi[off + 3 * k + r] = scale * s
+
+
+@njit(cache=True)
+def _stiffness(rd, y, mu, Ks):
+    """Ks[i] (3x3) = rotational block of d/dq [B(q)^T mu] at y (ALGORITHMS.md sec. 2 K_t; rigid's formula)."""
+    jb, jp = rd[3], rd[4]
+    for i in range(Ks.shape[0]):
+        for r in range(3):
+            for c in range(3):
+                Ks[i, r, c] = 0.0
+    for k in range(jb.shape[0]):
+        m0 = mu[3 * k]
+        m1 = mu[3 * k + 1]
+        m2 = mu[3 * k + 2]
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            o = BODY * body
+            a = jp[k, side]
+            u0 = y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2  # u = R^T mu
+            u1 = y[o + 1] * m0 + y[o + 4] * m1 + y[o + 7] * m2
+            u2 = y[o + 2] * m0 + y[o + 5] * m1 + y[o + 8] * m2
+            au = a[0] * u0 + a[1] * u1 + a[2] * u2
+            u = (u0, u1, u2)
+            K = Ks[body]
+            for r in range(3):
+                for c in range(3):
+                    K[r, c] += sign * u[r] * a[c]
+                K[r, r] -= sign * au
+
+
+@njit(cache=True)
+def _vel_jacobian(rd, y, v, Zm):
+    """Zm (3K x 6N) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for j."""
+    jb, jp = rd[3], rd[4]
+    nv = Zm.shape[1]
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            for c in range(nv):
+                Zm[3 * k + r, c] = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = -1.0 if side == 0 else 1.0
+            o = BODY * body
+            a = jp[k, side]
+            W0 = v[6 * body]
+            W1 = v[6 * body + 1]
+            W2 = v[6 * body + 2]
+            p0 = W1 * a[2] - W2 * a[1]  # p = Omega x a
+            p1 = W2 * a[0] - W0 * a[2]
+            p2 = W0 * a[1] - W1 * a[0]
+            for r in range(3):
+                R0 = y[o + 3 * r]
+                R1 = y[o + 3 * r + 1]
+                R2 = y[o + 3 * r + 2]
+                # row r of R hat(p)
+                Zm[3 * k + r, 6 * body] = sign * (R1 * p2 - R2 * p1)
+                Zm[3 * k + r, 6 * body + 1] = sign * (-R0 * p2 + R2 * p0)
+                Zm[3 * k + r, 6 * body + 2] = sign * (R0 * p1 - R1 * p0)
+
+
+@njit(cache=True)
+def _times_tangent(Bm, Ts, out):
+    """out = Bm diag(T_i, I): the rotational column blocks multiplied by T_i on the right."""
+    nb = Ts.shape[0]
+    for r in range(Bm.shape[0]):
+        for i in range(nb):
+            c0 = 6 * i
+            b0 = Bm[r, c0]
+            b1 = Bm[r, c0 + 1]
+            b2 = Bm[r, c0 + 2]
+            T = Ts[i]
+            for c in range(3):
+                out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
+            for c in range(3, 6):
+                out[r, c0 + c] = Bm[r, c0 + c]
+
+
+@njit(cache=True)
+def _lu_solve(A, b, n):
+    """Solve A[:n,:n] x = b[:n] in place (Gaussian elimination, partial pivoting); False if singular."""
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            v = abs(A[i, j])
+            if v > scale:
+                scale = v
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            v = abs(A[i, k])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+        piv = A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] / piv
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+                b[i] -= f * b[k]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * b[j]
+        b[i] = s / A[i, i]
+    return True
+
+
+@njit(cache=True)
+def _inv3(A, out):
+    """out = A^-1 (3x3, cofactors); False if A is ill-conditioned (|det| < 1e-8 prod of row norms)."""
+    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
+    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
+    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
+    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
+    hada = 1.0
+    for i in range(3):
+        hada *= math.sqrt(A[i, 0] * A[i, 0] + A[i, 1] * A[i, 1] + A[i, 2] * A[i, 2])
+    if not (abs(det) > 1e-8 * hada):
+        return False
+    inv = 1.0 / det
+    out[0, 0] = c00 * inv
+    out[1, 0] = c01 * inv
+    out[2, 0] = c02 * inv
+    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
+    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
+    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
+    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
+    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
+    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
+    return True
+
+
+@njit(cache=True)
+def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
+    """Solve [[A, C], [D, E]] x = -r, A = blockdiag(Arot_i (3x3), atr_i I_3) (6N), C (6N x m), D (m x 6N), E (m x m).
+
+    Schur complement on the m multiplier unknowns when every Arot_i is well conditioned, else dense LU of the
+    whole (6N + m) system. Returns False if the system is singular.
+    """
+    nb = Arot.shape[0]
+    nv = 6 * nb
+    n = nv + m
+    ok = True
+    for i in range(nb):
+        if not _inv3(Arot[i], Ainv[i]):
+            ok = False
+            break
+    if ok:
+        # X = A^-1 C, xr = A^-1 r_1
+        for i in range(nb):
+            o = 6 * i
+            Ai = Ainv[i]
+            for c in range(m):
+                c0 = Cm[o, c]
+                c1 = Cm[o + 1, c]
+                c2 = Cm[o + 2, c]
+                for rr in range(3):
+                    X[o + rr, c] = Ai[rr, 0] * c0 + Ai[rr, 1] * c1 + Ai[rr, 2] * c2
+                for rr in range(3, 6):
+                    X[o + rr, c] = Cm[o + rr, c] / atr[i]
+            for rr in range(3):
+                xr[o + rr] = Ai[rr, 0] * r[o] + Ai[rr, 1] * r[o + 1] + Ai[rr, 2] * r[o + 2]
+            for rr in range(3, 6):
+                xr[o + rr] = r[o + rr] / atr[i]
+        # (E - D X) y = -r_2 + D xr
+        for p in range(m):
+            s = -r[nv + p]
+            for c in range(nv):
+                s += Dm[p, c] * xr[c]
+            x[nv + p] = s
+            for q in range(m):
+                s = Em[p, q]
+                for c in range(nv):
+                    s -= Dm[p, c] * X[c, q]
+                S[p, q] = s
+        if _lu_solve(S, x[nv:], m):
+            for c in range(nv):
+                s = -xr[c]
+                for q in range(m):
+                    s -= X[c, q] * x[nv + q]
+                x[c] = s
+            return True
+    # dense fallback
+    for p in range(n):
+        for q in range(n):
+            full[p, q] = 0.0
+        x[p] = -r[p]
+    for i in range(nb):
+        o = 6 * i
+        for p in range(3):
+            for q in range(3):
+                full[o + p, o + q] = Arot[i, p, q]
+            full[o + 3 + p, o + 3 + p] = atr[i]
+    for p in range(nv):
+        for q in range(m):
+            full[p, nv + q] = Cm[p, q]
+            full[nv + q, p] = Dm[q, p]
+    for p in range(m):
+        for q in range(m):
+            full[nv + p, nv + q] = Em[p, q]
+    return _lu_solve(full, x, n)
+
+
+@njit(cache=True)
+def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, ytmp, vd_p, vd_m, lam_tmp, Es, Ts, w):
+    """vdot_0, lambda_0 from the saddle system; a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 ([ABC15] sec. 4).
+
+    vddot_0 by the central difference of consistent accelerations at q_0 exp(+-d v_0 + d^2/2 vdot_0),
+    v_0 +- d vdot_0 with d = h (see the module docstring). Returns False if a saddle system is singular.
+    """
+    nv = vd.shape[0]
+    if not rigid.initial_acceleration(rd, y, vd, lam):
+        return False
+    for r in range(nv):
+        a[r] = vd[r]
+    if not perturbed:
+        return True
+    rigid.get_velocity(y, vtmp)
+    d = h
+    for sgn in range(2):
+        s = d if sgn == 0 else -d
+        for r in range(nv):
+            w[r] = s * vtmp[r] + 0.5 * s * s * vd[r]
+        for r in range(y.shape[0]):
+            ytmp[r] = y[r]
+        _configure(y, w, Es, Ts, ytmp)
+        nb = nv // 6
+        for i in range(nb):
+            for r in range(6):
+                ytmp[BODY * i + 12 + r] = vtmp[6 * i + r] + s * vd[6 * i + r]
+        out = vd_p if sgn == 0 else vd_m
+        if not rigid.initial_acceleration(rd, ytmp, out, lam_tmp):
+            return False
+    c = (alpha_m - alpha_f) * h / (2.0 * d)
+    for r in range(nv):
+        a[r] = vd[r] + c * (vd_p[r] - vd_m[r])
+    return True
+
+
+@njit(cache=True)
+def _set_acc(vd, acc):
+    """acc (state layout) <- vdot in the Omega-dot and v-dot slots."""
+    nb = vd.shape[0] // 6
+    for i in range(nb):
+        for r in range(6):
+            acc[BODY * i + 12 + r] = vd[6 * i + r]
+
+
+@njit(cache=True)
+def _max_abs(v, lo, hi):
+    s = 0.0
+    for i in range(lo, hi):
+        x = abs(v[i])
+        if x > s:
+            s = x
+    return s
+
+
+@njit(cache=True)
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """Lie group generalized-alpha kernel (contract in solvers.kernels; formulation in the module docstring).
+
+    opts = [alpha_m, alpha_f, gamma, beta, newton_tol, newton_max_iter, stab2 (0/1), perturbed_start (0/1)];
+    work = [vdot_n (6N), a_n (6N), lambda_n (3K)].
+    """
+    if kind != dispatch.RIGID:
+        info[0] = t_start + k0 * h
+        return 0, kernels.DOMAIN, n_saved
+    rd = data[0]
+    mass, inertia, grav = rd[0], rd[1], rd[2]
+    alpha_m, alpha_f, gamma, beta = opts[0], opts[1], opts[2], opts[3]
+    tol = opts[4]
+    max_iter = int(opts[5])
+    stab2 = opts[6] > 0.5
+    perturbed = opts[7] > 0.5
+    beta_bar = (1.0 - alpha_m) / (beta * (1.0 - alpha_f))
+    gb = gamma / beta
+
+    ny = y.shape[0]
+    nb = mass.shape[0]
+    nv = 6 * nb
+    nm = 3 * rd[3].shape[0]
+    m = 2 * nm if stab2 else nm
+    n = nv + m
+    # persistent state in work
+    vd = work[0:nv]
+    an = work[nv : 2 * nv]
+    lam = work[2 * nv : 2 * nv + nm]
+    # scratch, allocated once per call
+    vn = np.empty(nv)
+    dq = np.empty(nv)
+    a1 = np.empty(nv)
+    v1 = np.empty(nv)
+    vd1 = np.empty(nv)
+    w = np.empty(nv)
+    bnt = np.zeros(nv)  # B(q_n)^T nu
+    mu = np.empty(nm)
+    nu = np.zeros(nm)
+    yn = np.empty(ny)
+    acc = np.zeros(ny)
+    d = np.empty(kernels.N_DIAG)
+    Es = np.empty((nb, 3, 3))
+    Ts = np.empty((nb, 3, 3))
+    Ks = np.empty((nb, 3, 3))
+    KTs = np.empty((nb, 3, 3))
+    Arot = np.empty((nb, 3, 3))
+    atr = np.empty(nb)
+    Ainv = np.empty((nb, 3, 3))
+    Bm = np.empty((nm, nv))
+    BTm = np.empty((nm, nv))
+    Bn = np.empty((nm, nv))
+    Zm = np.empty((nm, nv))
+    ZTm = np.empty((nm, nv))
+    Cm = np.empty((nv, m))
+    Dm = np.empty((m, nv))
+    Em = np.zeros((m, m))
+    X = np.empty((nv, m))
+    xr = np.empty(nv)
+    S = np.empty((m, m))
+    full = np.empty((n, n))
+    r = np.empty(n)
+    dx = np.empty(n)
+    JW = np.empty(3)
+
+    if k0 == 0 and n_steps > 0:
+        t = t_start
+        ok = _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, an, lam, vn, yn, vd1, a1, mu, Es, Ts, w)
+        if not ok:
+            info[0] = t
+            return 0, kernels.SINGULAR, n_saved
+        _set_acc(vd, acc)
+        rigid.diagnostics(rd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+
+    c_a = (0.5 - beta) * h
+    for s in range(n_steps):
+        t = t_start + (k0 + s) * h
+        rigid.get_velocity(y, vn)
+        for p in range(ny):
+            yn[p] = y[p]
+        # predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n, nu = 0
+        for p in range(nv):
+            a_pred = (vd[p] - alpha_m * an[p]) / (1.0 - alpha_m)
+            dq[p] = vn[p] + c_a * an[p] + beta * h * a_pred
+        for p in range(nm):
+            mu[p] = h * lam[p]
+            nu[p] = 0.0
+        if stab2:
+            _jacobian(rd, y, Bn)
+            for p in range(nv):
+                bnt[p] = 0.0
+        converged = False
+        it = 0
+        res = 0.0
+        while it < max_iter:
+            it += 1
+            # kinematics from Dq (and nu)
+            for p in range(nv):
+                a1[p] = (dq[p] - vn[p] - c_a * an[p]) / (beta * h)
+                v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
+                vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
+                w[p] = h * (dq[p] + bnt[p])
+            _configure(y, w, Es, Ts, yn)
+            _jacobian(rd, yn, Bm)
+            _times_tangent(Bm, Ts, BTm)
+            _stiffness(rd, yn, mu, Ks)
+            # residual r_1 = h (M vdot + g) + B^T mu; blocks A
+            for i in range(nb):
+                o = 6 * i
+                J = inertia[i]
+                W0 = v1[o]
+                W1 = v1[o + 1]
+                W2 = v1[o + 2]
+                for p in range(3):
+                    JW[p] = J[p, 0] * W0 + J[p, 1] * W1 + J[p, 2] * W2
+                gy0 = W1 * JW[2] - W2 * JW[1]
+                gy1 = W2 * JW[0] - W0 * JW[2]
+                gy2 = W0 * JW[1] - W1 * JW[0]
+                gy = (gy0, gy1, gy2)
+                for p in range(3):
+                    r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p])
+                    r[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
+                # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K(mu) T
+                K = Ks[i]
+                T = Ts[i]
+                KT = KTs[i]
+                for p in range(3):
+                    for q in range(3):
+                        KT[p, q] = K[p, 0] * T[0, q] + K[p, 1] * T[1, q] + K[p, 2] * T[2, q]
+                hg = h * gb
+                for q in range(3):
+                    # column q of hat(W) J
+                    j0 = J[0, q]
+                    j1 = J[1, q]
+                    j2 = J[2, q]
+                    Arot[i, 0, q] = beta_bar * j0 + hg * (W1 * j2 - W2 * j1) + h * KT[0, q]
+                    Arot[i, 1, q] = beta_bar * j1 + hg * (W2 * j0 - W0 * j2) + h * KT[1, q]
+                    Arot[i, 2, q] = beta_bar * j2 + hg * (W0 * j1 - W1 * j0) + h * KT[2, q]
+                # - hg hat(J W)
+                Arot[i, 0, 1] += hg * JW[2]
+                Arot[i, 0, 2] -= hg * JW[1]
+                Arot[i, 1, 0] -= hg * JW[2]
+                Arot[i, 1, 2] += hg * JW[0]
+                Arot[i, 2, 0] += hg * JW[1]
+                Arot[i, 2, 1] -= hg * JW[0]
+                atr[i] = beta_bar * mass[i]
+            for c in range(nv):
+                sacc = 0.0
+                for p in range(nm):
+                    sacc += Bm[p, c] * mu[p]
+                r[c] += sacc
+            _phi(rd, yn, r, 1.0 / h, nv)
+            # C = [B^T (| h K T B_n^T)], D = [B T (; gamma/beta B + h Z T)], E = [0 (, B T B_n^T; 0, h Z T B_n^T)]
+            for p in range(nm):
+                for c in range(nv):
+                    Cm[c, p] = Bm[p, c]
+                    Dm[p, c] = BTm[p, c]
+            if stab2:
+                _vel_jacobian(rd, yn, v1, Zm)
+                _times_tangent(Zm, Ts, ZTm)
+                for p in range(nm):
+                    sacc = 0.0
+                    for c in range(nv):
+                        sacc += Bm[p, c] * v1[c]
+                        Dm[nm + p, c] = gb * Bm[p, c] + h * ZTm[p, c]
+                    r[nv + nm + p] = sacc
+                for q in range(nm):
+                    for i in range(nb):
+                        o = 6 * i
+                        KT = KTs[i]
+                        for p in range(3):
+                            Cm[o + p, nm + q] = h * (KT[p, 0] * Bn[q, o] + KT[p, 1] * Bn[q, o + 1]
+                                                     + KT[p, 2] * Bn[q, o + 2])
+                            Cm[o + 3 + p, nm + q] = 0.0
+                    for p in range(nm):
+                        s1 = 0.0
+                        s2 = 0.0
+                        for c in range(nv):
+                            s1 += BTm[p, c] * Bn[q, c]
+                            s2 += ZTm[p, c] * Bn[q, c]
+                        Em[p, nm + q] = s1
+                        Em[nm + p, nm + q] = h * s2
+            res = _max_abs(r, 0, n)
+            if not np.isfinite(res):
+                break
+            if not _solve(Arot, atr, Cm, Dm, Em, r, dx, m, Ainv, X, xr, S, full):
+                info[0] = t
+                return s, kernels.SINGULAR, n_saved
+            ok_q = _max_abs(dx, 0, nv) <= tol * (1.0 + _max_abs(dq, 0, nv))
+            ok_l = _max_abs(dx, nv, nv + nm) <= tol * (1.0 + _max_abs(mu, 0, nm))
+            for p in range(nv):
+                dq[p] += dx[p]
+            for p in range(nm):
+                mu[p] += dx[nv + p]
+            ok_n = True
+            if stab2:
+                ok_n = _max_abs(dx, nv + nm, n) <= tol * (1.0 + _max_abs(nu, 0, nm))
+                for p in range(nm):
+                    nu[p] += dx[nv + nm + p]
+                for c in range(nv):
+                    sacc = 0.0
+                    for p in range(nm):
+                        sacc += Bn[p, c] * nu[p]
+                    bnt[c] = sacc
+            if ok_q and ok_l and ok_n:
+                converged = True
+                break
+        maxima[7] += it
+        if not converged:
+            info[0] = t
+            info[1] = res
+            info[3] = it
+            return s, kernels.NEWTON, n_saved
+        # final kinematics at the accepted iterate
+        for p in range(nv):
+            a1[p] = (dq[p] - vn[p] - c_a * an[p]) / (beta * h)
+            v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
+            vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
+            w[p] = h * (dq[p] + bnt[p])
+        _configure(y, w, Es, Ts, yn)
+        rigid.set_velocity(yn, v1)
+        if not kernels.state_ok(yn):
+            info[0] = t + h
+            return s, kernels.NONFINITE, n_saved
+        for p in range(ny):
+            y[p] = yn[p]
+        for p in range(nv):
+            vd[p] = vd1[p]
+            an[p] = a1[p]
+        for p in range(nm):
+            lam[p] = mu[p] / h
+        t = t_start + (k0 + s + 1) * h
+        _set_acc(vd, acc)
+        rigid.diagnostics(rd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+    return n_steps, kernels.OK, n_saved
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array (see advance)."""
+    alpha_m, alpha_f, gamma, beta = coefficients(o["rho_inf"])
+    return np.array([
+        alpha_m, alpha_f, gamma, beta, float(o["newton_tol"]), float(o["newton_max_iter"]),
+        1.0 if o["variant"] == "stab2" else 0.0, 1.0 if o["perturbed_start"] else 0.0,
+    ])
+
+
+def work_size(model) -> int:
+    """[vdot (6N), a (6N), lambda (3K)]."""
+    mass, jb = model.data[0], model.data[3]
+    return 12 * mass.shape[0] + 3 * jb.shape[0]
+
+
+def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run ``n_steps`` steps one kernel call at a time and return (t, states, lambda) at every step.
+
+    ``model`` is a built rigid-machinery benchmark (``BENCHMARKS[id].build(BENCHMARKS[id].resolve(params))``),
+    ``options`` this method's options (validated here). lambda[k] is the multiplier lambda_k of the Newton system
+    (t_k = k h; lambda_0 the consistent initial multiplier). For tests and analyses of the multipliers, which the
+    Result does not carry.
+    """
+    opts = pack(METHOD.resolve(options))
+    kind, data = dispatch.pack(model.machinery, model.data)
+    y = model.y0.astype(float).copy()
+    work = np.zeros(work_size(model))
+    nv = 6 * model.data[0].shape[0]
+    samples = np.full((n_steps + 2, 1 + y.shape[0] + kernels.N_DIAG), np.nan)
+    maxima = np.zeros(kernels.N_MAXIMA)
+    ref = np.zeros(2)
+    info = np.zeros(8)
+    lams = np.full((n_steps + 1, work.shape[0] - 2 * nv), np.nan)
+    states = np.full((n_steps + 1, y.shape[0]), np.nan)
+    acc0 = np.empty(nv)
+    if not rigid.initial_acceleration(model.data, y, acc0, lams[0]):
+        raise RuntimeError("lie_galpha: singular saddle-point system at t = 0")
+    states[0] = y
+    n_saved = 0
+    for k in range(n_steps):
+        _done, code, n_saved = advance(kind, data, y, work, opts, 0.0, h, k, 1, n_steps, 1, samples, n_saved,
+                                       maxima, ref, info)
+        if code != kernels.OK:
+            raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {info[0]:g})")
+        lams[k + 1] = work[2 * nv :]
+        states[k + 1] = y
+    return h * np.arange(n_steps + 1), states, lams
+
+
+METHOD = Method(
+    id="lie_galpha",
+    title="Lie group generalized-alpha (Lie-alpha)",
+    seed="000",
+    order=2,
+    description=(
+        "Bruls-Cardona-Arnold generalized-alpha on (SO(3) x R^3)^N: index-3 form with scaled residual and "
+        "perturbed starting values (second order in positions, velocities and multipliers), or the stabilised "
+        "index-2 form that also keeps the velocity constraint. Numerical damping of high frequencies set by "
+        "rho_inf (1: none, 0: asymptotic annihilation); not symplectic, so energy is dissipated for rho_inf < 1."
+    ),
+    kernel=advance,
+    machineries=("rigid",),
+    options={
+        "rho_inf": Option(0.9, "spectral radius at infinity (numerical damping; seed 000: 0.9)", "float", 0.0, 1.0),
+        "variant": Option("index3", "index3 (seed 000) or stab2 (stabilised index 2: velocity constraint too)",
+                          "choice", choices=VARIANTS),
+        "perturbed_start": Option(
+            True, "a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 (second-order multipliers) instead of vdot_0", "bool"
+        ),
+        **NEWTON_OPTIONS,
+    },
+    pack=pack,
+    work_size=work_size,
+    properties=("implicit", "fixed step", "Lie group", "numerical damping", "index 3 / stabilised index 2"),
+)

@@ -1,0 +1,302 @@
+"""RATTLie: the symplectic, symmetric Lie group integrator of Hante & Arnold (J. Comput. Appl. Math. 387 (2021)
+112492), seed 000's "RL" (eqs. 15-23), on the rigid machinery (SO(3) x R^3)^N with spherical joints.
+
+One step from (q_n, p_n = M v_n), ALGORITHMS.md section 1, with f = grad U and B the constraint Jacobian:
+
+(a) nonlinear, unknowns Delta (~ v_{n+1/2}) and mu = h lambda_n:
+        T^-T(-h Delta) M Delta - p_n + (h/2) f(q_n) + (1/2) B(q_n)^T mu = 0,   Phi(q_n exp(h Delta)) / h = 0,
+    then q_{n+1} = q_n exp(h Delta) (seed eqs. 21-22);
+(b) linear, unknowns v_{n+1} and nu = (h/2) lambda-_{n+1}:
+        M v_{n+1} + B(q_{n+1})^T nu = T^-T(h Delta) M Delta - (h/2) f(q_{n+1}),   B(q_{n+1}) v_{n+1} = 0 (eq. 23).
+
+T^-T acts on the rotational blocks only (the R^3 blocks have T = I). Newton for (a) uses the exact Jacobian
+[[T^-T(-h Delta) M - h D(-h Delta; M Delta), B(q_n)^T / 2], [B(q_{n+1}) T(h Delta), 0]], solved through the
+block-diagonal first block (3x3 rotational blocks, m I translational blocks) and the Schur complement on the 3K
+multipliers. (b) is solved the same way with M. Position and velocity constraints hold to the Newton tolerance,
+R stays orthogonal (it is only ever multiplied by exponentials), momentum maps are preserved.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels, lie
+from ..linalg import inv3_into, lu_solve_inplace
+from ..models import rigid
+from .base import NEWTON_OPTIONS, Method
+
+
+@njit(cache=True)
+def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_old, w_older, mu, t):
+    """Diagnostics at t = 0 with the consistent acceleration; starting values for the predictor."""
+    nv = rigid.n_velocity(rd)
+    nm = rigid.n_multipliers(rd)
+    acc_l = np.empty(nv)
+    lam = np.empty(nm)
+    if not rigid.initial_acceleration(rd, y, acc_l, lam):
+        return -1
+    acc = np.zeros(y.shape[0])
+    for i in range(nv // 6):
+        for r in range(6):
+            acc[rigid.BODY * i + 12 + r] = acc_l[6 * i + r]
+    d = np.empty(kernels.N_DIAG)
+    rigid.diagnostics(rd, y, acc, d)
+    n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+    rigid.get_velocity(y, w_old)
+    for r in range(nv):
+        w_older[r] = w_old[r]
+    for r in range(nm):
+        mu[r] = h * lam[r]
+    return n_saved
+
+
+@njit(cache=True)
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """RATTLie kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter].
+
+    work = [w_{n-1} (6N), w_n (6N), mu (3K)]: previous velocities (acceleration diagnostic, predictor) and the
+    last stage-(a) multiplier (predictor).
+    """
+    rd = data[0]
+    mass = rd[0]
+    inertia = rd[1]
+    nb = mass.shape[0]
+    nv = 6 * nb
+    nm = rigid.n_multipliers(rd)
+    ny = y.shape[0]
+    tol = opts[0]
+    max_iter = int(opts[1])
+    w_older = work[0:nv]
+    w_old = work[nv : 2 * nv]
+    mu = work[2 * nv : 2 * nv + nm]
+    if k0 == 0:
+        n_saved = _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_old, w_older, mu,
+                                  t_start)
+        if n_saved < 0:
+            info[0] = t_start
+            return 0, kernels.SINGULAR, 0
+
+    # scratch, allocated once per call
+    Jinv = np.empty((nb, 3, 3))
+    for i in range(nb):
+        if not inv3_into(inertia[i], Jinv[i]):
+            info[0] = t_start + k0 * h
+            return 0, kernels.SINGULAR, n_saved
+    p = np.empty(nv)
+    f = np.empty(nv)
+    w = np.empty(nv)
+    delta = np.empty(nv)
+    hd = np.empty(nv)
+    r1 = np.empty(nv)
+    btmu = np.empty(nv)
+    r2 = np.empty(nm)
+    Bn = np.empty((nm, nv))
+    B1 = np.empty((nm, nv))
+    C = np.empty((nm, nv))
+    X = np.empty((nv, nm))
+    S = np.empty((nm, nm))
+    rhs = np.empty(nm)
+    ainv_r1 = np.empty(nv)
+    Ainv = np.empty((nb, 3, 3))
+    Tm = np.empty((3, 3))
+    Dm = np.empty((3, 3))
+    A3 = np.empty((3, 3))
+    Tt = np.empty((3, 3))
+    v3 = np.empty(3)
+    Jd = np.empty(3)
+    y1 = np.empty(ny)
+    acc = np.zeros(ny)
+    d = np.empty(kernels.N_DIAG)
+    a_rhs = np.empty(nv)
+    minv_a = np.empty(nv)
+    phi = np.empty(nm)
+
+    for s in range(n_steps):
+        k = k0 + s
+        t = t_start + k * h
+        rigid.get_velocity(y, w)
+        rigid.mass_times(rd, w, p)
+        rigid.potential_gradient(rd, y, f)
+        rigid.constraint_jacobian(rd, y, Bn)
+        # predictor: Delta ~ v_{n+1/2} ~ 1.5 v_n - 0.5 v_{n-1}; mu from the last step
+        for r in range(nv):
+            delta[r] = 1.5 * w[r] - 0.5 * w_older[r] if k > 0 else w[r]
+        converged = False
+        res = 0.0
+        it = 0
+        while it < max_iter:
+            it += 1
+            for r in range(nv):
+                hd[r] = h * delta[r]
+            rigid.advance_configuration(y, hd, y1)
+            rigid.transpose_times(Bn, mu, nm, nv, btmu)
+            rigid.constraint_jacobian(rd, y1, B1)
+            res = 0.0
+            for i in range(nb):
+                o = 6 * i
+                J = inertia[i]
+                for c in range(3):
+                    v3[c] = -hd[o + c]
+                    Jd[c] = J[c, 0] * delta[o] + J[c, 1] * delta[o + 1] + J[c, 2] * delta[o + 2]
+                lie.tangent_inv_t_into(v3, Tm)
+                lie.d_tangent_inv_t_into(v3, Jd, Dm)
+                for r in range(3):
+                    acc_r = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
+                    r1[o + r] = acc_r - p[o + r] + 0.5 * h * f[o + r] + 0.5 * btmu[o + r]
+                    r1[o + 3 + r] = mass[i] * delta[o + 3 + r] - p[o + 3 + r] + 0.5 * h * f[o + 3 + r] \
+                        + 0.5 * btmu[o + 3 + r]
+                    for c in range(3):
+                        A3[r, c] = Tm[r, 0] * J[0, c] + Tm[r, 1] * J[1, c] + Tm[r, 2] * J[2, c] - h * Dm[r, c]
+                if not inv3_into(A3, Ainv[i]):
+                    info[0] = t
+                    return s, kernels.SINGULAR, n_saved
+                # C = B(q_{n+1}) T(h Delta): rotational columns times T, translational columns as they are
+                for c in range(3):
+                    v3[c] = hd[o + c]
+                lie.tangent_into(v3, Tt)
+                for r in range(nm):
+                    for c in range(3):
+                        C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
+                        C[r, o + 3 + c] = B1[r, o + 3 + c]
+            rigid.constraint_residual(rd, y1, r2)
+            for r in range(nm):
+                r2[r] /= h
+            for r in range(nv):
+                res = max(res, abs(r1[r]))
+            for r in range(nm):
+                res = max(res, abs(r2[r]))
+            # X = A^-1 B_n^T, ainv_r1 = A^-1 r1 (block diagonal A)
+            for i in range(nb):
+                o = 6 * i
+                Ai = Ainv[i]
+                for r in range(3):
+                    ainv_r1[o + r] = Ai[r, 0] * r1[o] + Ai[r, 1] * r1[o + 1] + Ai[r, 2] * r1[o + 2]
+                    ainv_r1[o + 3 + r] = r1[o + 3 + r] / mass[i]
+                    for c in range(nm):
+                        X[o + r, c] = Ai[r, 0] * Bn[c, o] + Ai[r, 1] * Bn[c, o + 1] + Ai[r, 2] * Bn[c, o + 2]
+                        X[o + 3 + r, c] = Bn[c, o + 3 + r] / mass[i]
+            # S dmu = r2 - C A^-1 r1 with S = C X / 2
+            for r in range(nm):
+                acc_r = r2[r]
+                for c in range(nv):
+                    acc_r -= C[r, c] * ainv_r1[c]
+                rhs[r] = acc_r
+                for c in range(nm):
+                    sc = 0.0
+                    for q in range(nv):
+                        sc += C[r, q] * X[q, c]
+                    S[r, c] = 0.5 * sc
+            if not lu_solve_inplace(S, rhs, nm):
+                info[0] = t
+                return s, kernels.SINGULAR, n_saved
+            big_d = 0.0
+            big_x = 0.0
+            for r in range(nv):
+                dd = -ainv_r1[r]
+                for c in range(nm):
+                    dd -= 0.5 * X[r, c] * rhs[c]
+                delta[r] += dd
+                big_d = max(big_d, abs(dd))
+                big_x = max(big_x, abs(delta[r]))
+            big_m = 0.0
+            big_mu = 0.0
+            for r in range(nm):
+                mu[r] += rhs[r]
+                big_m = max(big_m, abs(rhs[r]))
+                big_mu = max(big_mu, abs(mu[r]))
+            if big_d <= tol * (1.0 + big_x) and big_m <= tol * (1.0 + big_mu):
+                converged = True
+                break
+        maxima[7] += it
+        if not converged:
+            info[0] = t
+            info[1] = res
+            info[3] = it
+            return s, kernels.NEWTON, n_saved
+        for r in range(nv):
+            hd[r] = h * delta[r]
+        rigid.advance_configuration(y, hd, y1)
+        # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
+        rigid.constraint_jacobian(rd, y1, B1)
+        rigid.potential_gradient(rd, y1, f)
+        for i in range(nb):
+            o = 6 * i
+            J = inertia[i]
+            for c in range(3):
+                v3[c] = hd[o + c]
+                Jd[c] = J[c, 0] * delta[o] + J[c, 1] * delta[o + 1] + J[c, 2] * delta[o + 2]
+            lie.tangent_inv_t_into(v3, Tm)
+            for r in range(3):
+                a_rhs[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2] - 0.5 * h * f[o + r]
+                a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - 0.5 * h * f[o + 3 + r]
+            Ji = Jinv[i]
+            for r in range(3):
+                minv_a[o + r] = Ji[r, 0] * a_rhs[o] + Ji[r, 1] * a_rhs[o + 1] + Ji[r, 2] * a_rhs[o + 2]
+                minv_a[o + 3 + r] = a_rhs[o + 3 + r] / mass[i]
+                for c in range(nm):
+                    X[o + r, c] = Ji[r, 0] * B1[c, o] + Ji[r, 1] * B1[c, o + 1] + Ji[r, 2] * B1[c, o + 2]
+                    X[o + 3 + r, c] = B1[c, o + 3 + r] / mass[i]
+        for r in range(nm):
+            acc_r = 0.0
+            for c in range(nv):
+                acc_r += B1[r, c] * minv_a[c]
+            phi[r] = acc_r
+            for c in range(nm):
+                sc = 0.0
+                for q in range(nv):
+                    sc += B1[r, q] * X[q, c]
+                S[r, c] = sc
+        if not lu_solve_inplace(S, phi, nm):
+            info[0] = t + h
+            return s, kernels.SINGULAR, n_saved
+        for r in range(nv):
+            acc_r = minv_a[r]
+            for c in range(nm):
+                acc_r -= X[r, c] * phi[c]
+            w[r] = acc_r
+        rigid.set_velocity(y1, w)
+        if not kernels.state_ok(y1):
+            info[0] = t + h
+            return s, kernels.NONFINITE, n_saved
+        for r in range(ny):
+            y[r] = y1[r]
+        rigid.difference_acceleration(w_older, w_old, w, h, k + 1, acc)
+        for r in range(nv):
+            w_older[r] = w_old[r]
+            w_old[r] = w[r]
+        rigid.diagnostics(rd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+    return n_steps, kernels.OK, n_saved
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array: [newton_tol, newton_max_iter]."""
+    return np.array([o["newton_tol"], float(o["newton_max_iter"])])
+
+
+def work_size(model) -> int:
+    """Two velocity vectors and one multiplier vector."""
+    return 2 * rigid.n_velocity(model.data) + rigid.n_multipliers(model.data)
+
+
+METHOD = Method(
+    id="rattlie",
+    title="RATTLie (Hante & Arnold), seed 000 'RL'",
+    seed="000",
+    order=2,
+    description=(
+        "Symplectic, symmetric Lie group integrator with a log-map discretisation and two half steps "
+        "(RATTLE on Lie groups): position and velocity constraints hold to the Newton tolerance, rotations stay "
+        "orthogonal, energy error stays bounded, momentum is preserved."
+    ),
+    kernel=advance,
+    machineries=("rigid",),
+    options=dict(NEWTON_OPTIONS),
+    pack=pack,
+    work_size=work_size,
+    properties=("implicit", "symplectic", "symmetric", "Lie group", "constraints at position and velocity level"),
+)
