@@ -159,3 +159,23 @@ def test_save(tmp_path, ext):
         assert np.allclose(z["state_q"], res.state["q"]) and json.loads(str(z["meta"]))["method"] == "rk4"
     with pytest.raises(ValueError, match=r"use a \.npz, \.csv or \.json"):
         res.save(tmp_path / "out.txt")
+
+
+def test_numba_cache_is_keyed_by_the_sources(tmp_path, monkeypatch):
+    """A changed source file must give a new cache directory (numba only checks the kernel's own file)."""
+    import numba
+
+    from solvers import _numba_cache
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    path = _numba_cache.cache_dir()
+    assert path.parent == tmp_path and len(path.name) == 16
+    assert numba.config.CACHE_DIR.endswith(_numba_cache.source_digest())
+    fake = tmp_path / "pkg"
+    (fake / "models").mkdir(parents=True)
+    (fake / "a.py").write_text("x = 1\n")
+    (fake / "models" / "b.py").write_text("y = 2\n")
+    monkeypatch.setattr(_numba_cache, "PACKAGE", fake)
+    first = _numba_cache.source_digest()
+    (fake / "models" / "b.py").write_text("y = 3\n")
+    assert _numba_cache.source_digest() != first
