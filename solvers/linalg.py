@@ -94,3 +94,64 @@ def inv3_into(A: np.ndarray, out: np.ndarray) -> bool:
     out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
     out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
     return True
+
+
+@njit(cache=True)
+def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
+    """LU factorisation with partial pivoting of A[:n,:n] in place (L unit lower, U upper); rows swapped per piv.
+
+    Returns False if A is numerically singular. Pair with lu_solve_factored to reuse the factors (simplified
+    Newton).
+    """
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(A[i, j]))
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            v = abs(A[i, k])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            A[i, k] *= inv
+            f = A[i, k]
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve_factored(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
+    """Solve with the factors of lu_factor_inplace; b[:n] is overwritten by the solution."""
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= LU[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * b[j]
+        b[i] = s / LU[i, i]
