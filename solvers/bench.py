@@ -2,6 +2,7 @@
 
     python -m solvers.bench            # all pairs, compile times measured in fresh processes
     python -m solvers.bench --no-compile --repeat 5
+    python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.baselines)
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
 ``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
@@ -69,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="runs per pair, best kept (default 3)")
     p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--baselines", action="store_true",
+                   help="also compare the compiled seed-000 kernels with the NumPy RATTLie and SciPy DOP853 on the "
+                        "seed run (50 s, h = 1e-3; medians of --repeat runs)")
+    p.add_argument("--numpy-steps", type=int, default=300, help="steps of the NumPy RATTLie (default 300)")
     args = p.parse_args(argv)
 
     api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
@@ -76,8 +81,17 @@ def main(argv: list[str] | None = None) -> int:
         pair_speed(b, m, args.steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)
     ]
     comp = {} if args.no_compile else compile_times()
+    base = None
+    if args.baselines:
+        from . import baselines
+        from .result import _plain
+
+        base = baselines.speed_comparison(repeat=args.repeat, numpy_steps=args.numpy_steps)
     if args.json:
-        print(json.dumps({"pairs": rows, "compile": comp}, indent=1))
+        out = {"pairs": rows, "compile": comp}
+        if base is not None:
+            out["baselines"] = _plain(base)
+        print(json.dumps(out, indent=1))
         return 0
     print(f"# python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores; "
           f"{args.steps} steps per run, best of {args.repeat}")
@@ -90,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
               f"(whole process {comp['cold_process_s']:.2f} s)")
         print(f"kernels, cached:     warmup {comp['cached_warmup_s']:.2f} s "
               f"(whole process {comp['cached_process_s']:.2f} s)")
+    if base is not None:
+        from . import baselines
+
+        print()
+        print(baselines.format_comparison(base))
     return 0
 
 

@@ -5,7 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import lie_galpha, rattlie, rk4
+from .methods import lgvi, lie_galpha, rattlie, rk4
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -35,6 +35,8 @@ METHODS: dict[str, Method] = {
         rk4.METHOD,
         lie_galpha.METHOD,
         rattlie.METHOD,
+        lgvi.METHOD,
+        lgvi.METHOD_LAGRANGIAN,
     )
 }
 

@@ -19,7 +19,7 @@ v = (Omega_i, xdot_i), dq/dt = q hat(v),
 
 i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
 
-One step ([ABC15] eqs. (10), ALGORITHMS.md section 2), rho = rho_inf:
+One step ([BC10], [ABC15]; ALGORITHMS.md section 2), rho = rho_inf:
     alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,
     beta = (gamma + 1/2)^2 / 4                                    ([CH93]; rho = 0.9: 8/19, 9/19, 21/38, 100/361)
     q_{n+1} = q_n exp(h Dq),   Dq = v_n + (1/2 - beta) h a_n + beta h a_{n+1},
@@ -30,7 +30,7 @@ solves the scaled residual
 
     r = [ h (M vdot_{n+1} + g(q_{n+1}, v_{n+1})) + B(q_{n+1})^T mu ;  Phi(q_{n+1}) / h ] = 0
 
-by Newton with the exact iteration matrix ([ABC15] sec. 2, scaled as in ALGORITHMS.md)
+by Newton with the exact iteration matrix ([BC10], [ABC15]; scaled as in ALGORITHMS.md)
 
     [[ beta_bar M + (h gamma / beta) C_t + h^2 K_t T(h Dq),  B^T ],
      [ B T(h Dq),                                            0   ]],   beta_bar = (1 - alpha_m)/(beta (1 - alpha_f)),
@@ -40,7 +40,7 @@ rigid.constraint_force_derivative's formula; grad U is constant for centre-of-ma
 other part), T the SO(3) tangent operator on the rotational blocks (identity on the translational ones).
 Nothing is neglected: Newton converges quadratically.
 
-The stabilised index-2 variant ("stab2", [ACB16] sec. 4, GGL-type) adds the hidden constraint B(q_{n+1}) v_{n+1} = 0
+The stabilised index-2 variant ("stab2", [ACB16], GGL-type) adds the hidden constraint B(q_{n+1}) v_{n+1} = 0
 with an extra multiplier nu that corrects the configuration only:
 
     q_{n+1} = q_n exp(h (Dq + B(q_n)^T nu)),   rows [r_1; Phi(q_{n+1})/h; B(q_{n+1}) v_{n+1}],
@@ -50,17 +50,47 @@ velocity constraint at O(h^2), ~1e-4 at h = 1e-3 like seed 000's Fig. 7). Its Ne
 [h^2 K_t T B_n^T; B T B_n^T; h Z T B_n^T] for nu and the row [(gamma/beta) B + h Z T, 0, .] with
 Z = d/dq (B(q) v) at fixed v (-+R hat(Omega x a) per joint side; exact too).
 
-Starting values ([ABC15] sec. 4, "perturbed starting values"): vdot_0, lambda_0 from the saddle-point system
-[[M, B^T], [B, 0]] [vdot_0; lambda_0] = [-g; -Z(q_0, v_0)] (rigid.initial_acceleration), and
+Starting values (option perturbed_start, default True; [ABC15] and ALGORITHMS.md sec. 2 for a_0, our
+derivation for v_0): vdot_0, lambda_0 from the saddle-point system [[M, B^T], [B, 0]] [vdot_0; lambda_0] =
+[-g; -Z(q_0, v_0)] (rigid.initial_acceleration), and
 
     a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0,
 
-so that a_n - vdot(t_n) - (alpha_m - alpha_f) h vddot(t_n) = O(h^2) from the first step on and lambda converges at
-order 2 (with a_0 = vdot_0, option perturbed_start = False, the index-3 lambda is only first order [ABC15]).
-vddot_0 is computed by a central difference of consistent accelerations along the Taylor expansion of the exact
-flow: q(+-d) = q_0 exp(+-d v_0 + d^2/2 vdot_0), v(+-d) = v_0 +- d vdot_0 (O(d^3) resp. O(d^2) accurate, and the
-O(d^2) velocity errors are even in d so they cancel), vdot(+-d) from two saddle solves, vddot_0 =
-(vdot(d) - vdot(-d)) / (2 d) + O(d^2), with d = h.
+so that a_n - vdot(t_n) - (alpha_m - alpha_f) h vddot(t_n) = O(h^2) from the first step on. vddot_0 comes from a
+central difference of consistent accelerations along the Taylor expansion of the exact flow:
+q(+-d) = q_0 exp(+-d v_0 + d^2/2 vdot_0), v(+-d) = v_0 +- d vdot_0 (errors O(d^3) resp. O(d^2), the latter even
+in d so they cancel), vdot(+-d) from two more saddle solves, vddot_0 = (vdot(d) - vdot(-d)) / (2 d) + O(d^2), d = h.
+
+The index-3 form needs one more O(h^2) perturbation, of v_0 in the constraint-normal direction. Its position
+update h Dq = h v_n + h^2 ((1/2 - beta) a_n + beta a_{n+1}) differs from the exact increment
+log(q(t_n)^-1 q(t_{n+1})) = h v + h^2/2 vdot + h^3 (vddot/6 + (Omega x Omega-dot, 0)/12) + O(h^4) by
+h^3 (kappa vddot - (Omega x Omega-dot, 0)/12), kappa = (alpha_m - alpha_f)/2 + beta - 1/6 (never 0 for the
+Chung-Hulbert coefficients). Phi(q_{n+1}) = 0 absorbs its normal part in the velocities: in steady state
+B v_n = -h^2 B (kappa vddot - (Omega x Omega-dot, 0)/12) + O(h^3) (the O(h^2) velocity-constraint violation of the
+index-3 form, seed 000 Fig. 7), while a_n stays O(h^2) accurate. Started on the velocity constraint (B v_0 = 0), the
+difference excites the double parasitic root -rho_inf of the constraint-normal recursion (beta z^2 +
+(1/2 + gamma - 2 beta) z + (1/2 - gamma + beta) = 0, i.e. (z + rho_inf)^2 = 0) and a_n, vdot_n, lambda_n carry
+an O(h) transient ~ n rho_inf^n: lambda is then first order in max over the steps, with or without the perturbed
+a_0 (measured: slope 0.97 on the general double pendulum). So for "index3" the kernel starts from
+v_0 + B^T (B B^T)^-1 b with b = -h^2 B(q_0) (kappa vddot_0 - (Omega_0 x Omega-dot_0, 0)/12) (the t = 0 sample
+keeps the given v_0), which removes the transient (slope 2.0). "stab2" enforces B v_n = 0 and absorbs the
+mismatch in nu, so it needs only a_0. With perturbed_start = False (a_0 = vdot_0, v_0 unchanged) lambda is first
+order for both variants. At rest (both benchmarks' seed states) vddot_0 = 0 and Omega_0 = 0: nothing changes.
+
+Stability (measured; [CG89] for the linear case). In the constraint-normal directions the index-3 recursion has
+the double root -rho_inf (the Chung-Hulbert coefficients put both stiff-limit roots there), and a double root moves
+by O(sqrt(eps)) under a perturbation eps: the constraint curvature (eps ~ c h) can push it out of the unit disc.
+At rho_inf = 1 (double root -1) the index-3 form is unstable: at h = 1e-3 the seed double pendulum fails
+after 5.4 s, the general one after 8.6 s (stab2 is fine at rho_inf = 1). On seed 004's pendulum (inertia about the
+pivot smaller than m |rho|^2, i.e. an indefinite inertia about the centre of mass, a strong coupling between the
+rotation and the pivot constraint) index3 at rho_inf = 0.9 needs h <= 3e-3: at h = 5e-3 and at the benchmark's
+default h = 1e-2 the multipliers show the growing (-1)^n mode and the run fails after about 2.8 s resp. 1 s ("Newton
+did not converge"); rho_inf = 0.8 is stable at 5e-3, rho_inf <= 0.6 at 1e-2, stab2 at 1e-2. (RATTLie and Lie-alpha
+alike fail at seed 004's own steps 0.05 and 0.1 on this model.) The pendulum's Newton matrix has indefinite 3x3
+rotational blocks; only the saddle system is regular (see "Linear algebra").
+
+[CG89]  A. Cardona, M. Geradin, "Time integration of the equations of motion in mechanism analysis", Comput.
+        Struct. 33 (1989) 801-820 (numerical damping is needed for index-3 constrained systems).
 
 Linear algebra: the first block of the iteration matrix is block diagonal (3x3 rotational blocks, beta_bar m I
 translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
@@ -69,7 +99,11 @@ centre of mass is indefinite, as in seed 004's pendulum, where only the saddle s
 is solved by LU with partial pivoting instead. Newton stops when every block of the update is below
 newton_tol (1 + |block|) (max norms; blocks Dq, mu, nu); it fails after newton_max_iter iterations.
 
-Work array (persistent across chunks): [vdot_n (6N), a_n (6N), lambda_n (3K)].
+Newton starts from vdot_{n+1} and lambda_{n+1} extrapolated linearly from the two previous steps (O(h^2) accurate),
+so two iterations usually reach the default tolerance.
+
+Work array (persistent across chunks): [vdot_n, a_n (6N each), lambda_n (3K), vdot_{n-1} (6N), lambda_{n-1} (3K),
+flag "previous step available"].
 """
 
 from __future__ import annotations
@@ -325,15 +359,12 @@ def _lu_solve(A, b, n):
 
 @njit(cache=True)
 def _inv3(A, out):
-    """out = A^-1 (3x3, cofactors); False if A is ill-conditioned (|det| < 1e-8 prod of row norms)."""
+    """out = A^-1 (3x3, cofactors); False if A is singular or ill-conditioned (Frobenius condition > 1e6)."""
     c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
     c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
     c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
     det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    hada = 1.0
-    for i in range(3):
-        hada *= math.sqrt(A[i, 0] * A[i, 0] + A[i, 1] * A[i, 1] + A[i, 2] * A[i, 2])
-    if not (abs(det) > 1e-8 * hada):
+    if det == 0.0 or not np.isfinite(det):
         return False
     inv = 1.0 / det
     out[0, 0] = c00 * inv
@@ -345,7 +376,13 @@ def _inv3(A, out):
     out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
     out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
     out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
-    return True
+    na = 0.0
+    ni = 0.0
+    for i in range(3):
+        for j in range(3):
+            na += A[i, j] * A[i, j]
+            ni += out[i, j] * out[i, j]
+    return na * ni < 1e12
 
 
 @njit(cache=True)
@@ -421,7 +458,7 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
 
 @njit(cache=True)
 def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, ytmp, vd_p, vd_m, lam_tmp, Es, Ts, w):
-    """vdot_0, lambda_0 from the saddle system; a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 ([ABC15] sec. 4).
+    """vdot_0, lambda_0 from the saddle system; a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 ([ABC15]).
 
     vddot_0 by the central difference of consistent accelerations at q_0 exp(+-d v_0 + d^2/2 vdot_0),
     v_0 +- d vdot_0 with d = h (see the module docstring). Returns False if a saddle system is singular.
@@ -449,9 +486,51 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
         out = vd_p if sgn == 0 else vd_m
         if not rigid.initial_acceleration(rd, ytmp, out, lam_tmp):
             return False
-    c = (alpha_m - alpha_f) * h / (2.0 * d)
     for r in range(nv):
-        a[r] = vd[r] + c * (vd_p[r] - vd_m[r])
+        vd_p[r] = (vd_p[r] - vd_m[r]) / (2.0 * d)  # vddot_0
+        a[r] = vd[r] + (alpha_m - alpha_f) * h * vd_p[r]
+    return True
+
+
+@njit(cache=True)
+def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
+    """Index-3 starting velocity: v_0 += B^T (B B^T)^-1 b, b = -h^2 B (kappa vddot_0 - (Omega x Omega-dot, 0)/12).
+
+    See the module docstring ("Starting values"); B = B(q_0), written into Bm; G (3K x 3K) and b (3K) scratch.
+    """
+    nv = vd.shape[0]
+    nm = Bm.shape[0]
+    _jacobian(rd, y, Bm)
+    nb = nv // 6
+    for p in range(nm):
+        s = 0.0
+        for i in range(nb):
+            o = BODY * i
+            W0 = y[o + 12]
+            W1 = y[o + 13]
+            W2 = y[o + 14]
+            c0 = W1 * vd[6 * i + 2] - W2 * vd[6 * i + 1]
+            c1 = W2 * vd[6 * i] - W0 * vd[6 * i + 2]
+            c2 = W0 * vd[6 * i + 1] - W1 * vd[6 * i]
+            s += Bm[p, 6 * i] * c0 + Bm[p, 6 * i + 1] * c1 + Bm[p, 6 * i + 2] * c2
+        s = -s / 12.0
+        for c in range(nv):
+            s += kappa * Bm[p, c] * vdd[c]
+        b[p] = -h * h * s
+        for q in range(nm):
+            g = 0.0
+            for c in range(nv):
+                g += Bm[p, c] * Bm[q, c]
+            G[p, q] = g
+    if not _lu_solve(G, b, nm):
+        return False
+    for i in range(nb):
+        for r in range(6):
+            c = 6 * i + r
+            s = 0.0
+            for p in range(nm):
+                s += Bm[p, c] * b[p]
+            y[BODY * i + 12 + r] += s
     return True
 
 
@@ -480,7 +559,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     """Lie group generalized-alpha kernel (contract in solvers.kernels; formulation in the module docstring).
 
     opts = [alpha_m, alpha_f, gamma, beta, newton_tol, newton_max_iter, stab2 (0/1), perturbed_start (0/1)];
-    work = [vdot_n (6N), a_n (6N), lambda_n (3K)].
+    work: see work_size.
     """
     if kind != dispatch.RIGID:
         info[0] = t_start + k0 * h
@@ -505,6 +584,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     vd = work[0:nv]
     an = work[nv : 2 * nv]
     lam = work[2 * nv : 2 * nv + nm]
+    vd_old = work[2 * nv + nm : 3 * nv + nm]
+    lam_old = work[3 * nv + nm : 3 * nv + 2 * nm]
+    hist = 3 * nv + 2 * nm  # index of the flag "previous step available"
     # scratch, allocated once per call
     vn = np.empty(nv)
     dq = np.empty(nv)
@@ -547,9 +629,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         if not ok:
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
+        work[hist] = 0.0
         _set_acc(vd, acc)
         rigid.diagnostics(rd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        if perturbed and not stab2:
+            kappa = 0.5 * (alpha_m - alpha_f) + beta - 1.0 / 6.0
+            if not _perturb_velocity(rd, y, h, kappa, vd, vd1, Bm, S[:nm, :nm], xr):
+                info[0] = t
+                return 0, kernels.SINGULAR, n_saved
 
     c_a = (0.5 - beta) * h
     for s in range(n_steps):
@@ -557,12 +645,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         rigid.get_velocity(y, vn)
         for p in range(ny):
             yn[p] = y[p]
-        # predictor: vdot_{n+1} = vdot_n, lambda_{n+1} = lambda_n, nu = 0
+        # predictor: vdot_{n+1}, lambda_{n+1} extrapolated linearly (constant at the first step), nu = 0
+        ex = 1.0 if work[hist] > 0.5 else 0.0
         for p in range(nv):
-            a_pred = (vd[p] - alpha_m * an[p]) / (1.0 - alpha_m)
+            vd_pred = vd[p] + ex * (vd[p] - vd_old[p])
+            a_pred = ((1.0 - alpha_f) * vd_pred + alpha_f * vd[p] - alpha_m * an[p]) / (1.0 - alpha_m)
             dq[p] = vn[p] + c_a * an[p] + beta * h * a_pred
         for p in range(nm):
-            mu[p] = h * lam[p]
+            mu[p] = h * (lam[p] + ex * (lam[p] - lam_old[p]))
             nu[p] = 0.0
         if stab2:
             _jacobian(rd, y, Bn)
@@ -704,10 +794,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for p in range(ny):
             y[p] = yn[p]
         for p in range(nv):
+            vd_old[p] = vd[p]
             vd[p] = vd1[p]
             an[p] = a1[p]
         for p in range(nm):
+            lam_old[p] = lam[p]
             lam[p] = mu[p] / h
+        work[hist] = 1.0
         t = t_start + (k0 + s + 1) * h
         _set_acc(vd, acc)
         rigid.diagnostics(rd, y, acc, d)
@@ -725,9 +818,9 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    """[vdot (6N), a (6N), lambda (3K)]."""
+    """[vdot_n, a_n (6N each), lambda_n (3K), vdot_{n-1} (6N), lambda_{n-1} (3K), flag]."""
     mass, jb = model.data[0], model.data[3]
-    return 12 * mass.shape[0] + 3 * jb.shape[0]
+    return 18 * mass.shape[0] + 6 * jb.shape[0] + 1
 
 
 def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -747,7 +840,8 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
     maxima = np.zeros(kernels.N_MAXIMA)
     ref = np.zeros(2)
     info = np.zeros(8)
-    lams = np.full((n_steps + 1, work.shape[0] - 2 * nv), np.nan)
+    nm = 3 * model.data[3].shape[0]
+    lams = np.full((n_steps + 1, nm), np.nan)
     states = np.full((n_steps + 1, y.shape[0]), np.nan)
     acc0 = np.empty(nv)
     if not rigid.initial_acceleration(model.data, y, acc0, lams[0]):
@@ -759,7 +853,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
                                        maxima, ref, info)
         if code != kernels.OK:
             raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {info[0]:g})")
-        lams[k + 1] = work[2 * nv :]
+        lams[k + 1] = work[2 * nv : 2 * nv + nm]
         states[k + 1] = y
     return h * np.arange(n_steps + 1), states, lams
 
@@ -778,11 +872,13 @@ METHOD = Method(
     kernel=advance,
     machineries=("rigid",),
     options={
-        "rho_inf": Option(0.9, "spectral radius at infinity (numerical damping; seed 000: 0.9)", "float", 0.0, 1.0),
+        "rho_inf": Option(0.9, "spectral radius at infinity: numerical damping (seed 000: 0.9; index3 needs < 1)",
+                          "float", 0.0, 1.0),
         "variant": Option("index3", "index3 (seed 000) or stab2 (stabilised index 2: velocity constraint too)",
                           "choice", choices=VARIANTS),
         "perturbed_start": Option(
-            True, "a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 (second-order multipliers) instead of vdot_0", "bool"
+            True, "perturbed starting values a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 (and, index3, an O(h^2) "
+            "normal shift of v_0): second-order multipliers; false: a_0 = vdot_0, first order", "bool"
         ),
         **NEWTON_OPTIONS,
     },

@@ -74,7 +74,10 @@ BENCHMARK = Benchmark(
     ),
     params=PARAMS,
     build=build,
-    default_h=0.01,
+    # 2e-3 rather than the seed's 0.05/0.1 (which are for the midpoint forms on SO(3) alone): in the
+    # (SO(3) x R^3) joint formulation the seed's data make the inertia about the centre of mass indefinite, and
+    # index-3 generalized-alpha (rho_inf = 0.9) is stable there only for h <= 3e-3 (measured)
+    default_h=2e-3,
     default_t_end=20.0,
     machinery="rigid",
     exclusive=(("cardan0", "R0"),),

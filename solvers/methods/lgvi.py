@@ -1,0 +1,915 @@
+"""Lee's Lie group variational integrator (seed 000 section 2.1, eqs. 6-14), two variants on the rigid machinery.
+
+Notation (seed 000; Lee, Leok & McClamroch 2007; ALGORITHMS.md section 3). Per body i: rotation R, centre of
+mass x, body angular momentum Pi = J Omega (J about the centre of mass), linear momentum gamma = m v. One step
+from node n uses the increments f_i (F_i = exp(hat f_i), R_{n+1} = R_n F_i, seed eq. 6) and x_{n+1}. The
+constraint potential lambda^T Phi is added to U at each node (seed eqs. 9-10), so the moment M^C_n of eq. 11
+and the force dU^C/dx of eq. 13 contain the constraint forces -B(q_n)^T lambda_n (B: the Lie-algebra
+constraint Jacobian of seed 000 Table 1). Gravity has no moment about the centre of mass.
+
+Position stage (nonlinear; unknowns f_i, x_{n+1,i} for all bodies and nu = scaled multiplier, 3 per joint):
+
+    g(f_i) := (sin x/x) J f_i + ((1 - cos x)/x^2) f_i x J f_i = h P_rot,i - (B(q_n)^T nu)_rot,i     (eq. 11)
+    m_i (x_{n+1,i} - x_{n,i}) = h P_tr,i + (h^2/2) m_i grav - (B(q_n)^T nu)_tr,i                  (eq. 13)
+    Phi(q_{n+1}) = 0,
+
+x = |f_i|. g is Lee's hat(g) = F J_d - J_d F^T (J_d = tr(J)/2 I - J) written as a vector equation, so J_d is
+never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f = 0 is J itself, and J is what
+the 3D pendulum's indefinite inertia about the centre of mass gives directly. P is the momentum the step starts
+from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]], H = blockdiag(A_i, m_i I),
+A_i = dg/df (ALGORITHMS.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
+-R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
+3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
+a block A_i is singular (a body with singular inertia about its centre of mass) the full saddle-point matrix
+is factorised instead. Stopping test (newton_tol = tol): |df| <= tol |f| + 64 eps and
+|dx| <= tol |x_{n+1} - x_n| + 64 eps (L + max|x|) (max norms; the eps terms are the rounding floor of the
+updates, L the largest joint offset), or, from the second iteration on, the error left after the update,
+estimated from the contraction theta = err_k/err_{k-1} as theta/(1 - theta) err_k (Hairer & Wanner, Solving
+ODEs II, IV.8), meets the same test. The multiplier needs no test of its own: the equations are linear in it,
+so its error after an update is of the size of the configuration's. Predictor: linear extrapolation of the
+last two steps' f, x_{n+1} - x_n and lambda (first step: the Taylor polynomial with the consistent
+acceleration and multiplier of rigid.initial_acceleration). Typically 2 iterations per step.
+
+End-point momenta (eqs. 12, 14, with the constraint forces at n + 1 left out):
+    Pi^-_{n+1} = F^T g(f) / h,   gamma^-_{n+1} = m (x_{n+1} - x_n) / h + (h/2) m grav,
+which is Pi_n + h/2 M_n transported by F plus the half impulse of gravity at n + 1.
+
+``lgvi`` (seed 000 "DH"): the RATTLE-type form (Marsden & West 2001, section 3.5; seed Fig. 7). P = p_n, the
+position multiplier lambda_n enters with half weight (nu = h^2/2 lambda_n), and a second multiplier mu_{n+1}
+enforces the velocity constraint at the new node: the linear saddle-point system
+    M w_{n+1} + B(q_{n+1})^T nu' = p^-_{n+1},   B(q_{n+1}) w_{n+1} = 0      (nu' = h/2 mu_{n+1}),
+with M = blockdiag(J_i, m_i I), solved by the Schur complement B M^-1 B^T (full factorisation if J_i is
+singular). Both constraint levels hold to round-off.
+
+``lgvi_lagrangian`` (seed 000 "DL"): the discrete Euler-Lagrange equations with one multiplier per node and no
+velocity constraint (SHAKE-type). With the seed's U^C (eq. 10) the multiplier lambda_n of node n enters both
+discrete Legendre transforms at q_n, D2 L_d^C(q_{n-1}, q_n) and -D1 L_d^C(q_n, q_{n+1}), which the DEL makes
+equal; so the step from node n solves with P = p^-_n and the full impulse (nu = h^2 lambda_n).
+REPORTED velocity: the momentum at node n is that common discrete Legendre transform
+    p_n = p^-_n - (h/2) B(q_n)^T lambda_n = p^-_n - B(q_n)^T nu / (2h),   w_n = M^-1 p_n,
+which is exactly the average (p_{n-1/2} + p_{n+1/2})/2 of the half-step momenta p_{n+1/2} = (g(f_n), m dx_n)/h
+around node n (rotational parts in the body frame of node n). Reasons: it is the Legendre transform the seed's
+eqs. 10-14 define with a single multiplier sequence, it is second-order accurate, and it is what makes the
+discrete momentum maps exactly conserved. It needs lambda_n, which only the step from q_n to q_{n+1} determines,
+so the kernel runs one position stage ahead (the pending node n + 1 and p^-_{n+1} live in ``work``) and saves
+node n once the step from n is solved. The alternative without look-ahead, p^-_n (the Legendre transform of the
+unconstrained L_d), misses half of the constraint impulse at q_n and is only first-order accurate. B(q_n) w_n is
+not zero but O(h^2) (w_n is a central difference of configurations that both satisfy Phi = 0): 5e-4 at
+h = 1e-3 over 50 s on the spatial double pendulum, seed Fig. 7's ~1e-4 for DL. The first step starts from the
+given p_0 with the multiplier at half weight, as DH does. Both variants produce the same configurations (DH's
+pair of multipliers sums to DL's one); they differ only in the velocities. DL needs every J_i invertible
+(w = M^-1 p): with a singular inertia about a centre of mass the run fails as singular at t = 0.
+
+Both are symplectic, preserve the momentum maps of symmetries exactly (up to the Newton tolerance) and keep R
+orthogonal to round-off (R is only multiplied by exponentials). Diagnostics: at k = 0 the consistent
+acceleration (rigid.initial_acceleration), afterwards rigid.difference_acceleration of the reported velocities.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels
+from ..linalg import lu_solve_inplace
+from ..models import rigid
+from .base import NEWTON_OPTIONS, Method
+
+BODY = rigid.BODY
+# stopping test: absolute rounding floor of the updates, 64 eps (rad) and 64 eps (L + max|x|) (m)
+_NOISE = 64.0 * 2.220446049250313e-16
+# Taylor coefficients in x^2 of a1 = sin x/x, a2 = (1 - cos x)/x^2, a3 = (x - sin x)/x^3, b1 = a1'/x,
+# b2 = a2'/x, used below x = 0.5 (the first omitted term is below 1e-19 there; no cancellation)
+_SERIES_BELOW2 = 0.25
+_A1 = (1.0, -1 / 6, 1 / 120, -1 / 5040, 1 / 362880, -1 / 39916800, 1 / 6227020800, -1 / 1307674368000)
+_A2 = (1 / 2, -1 / 24, 1 / 720, -1 / 40320, 1 / 3628800, -1 / 479001600, 1 / 87178291200, -1 / 20922789888000)
+_A3 = (1 / 6, -1 / 120, 1 / 5040, -1 / 362880, 1 / 39916800, -1 / 6227020800, 1 / 1307674368000,
+       -1 / 355687428096000)
+_B1 = (-1 / 3, 1 / 30, -1 / 840, 1 / 45360, -1 / 3991680, 1 / 518918400, -1 / 93405312000, 1 / 22230464256000)
+_B2 = (-1 / 12, 1 / 180, -1 / 6720, 1 / 453600, -1 / 47900160, 1 / 7264857600, -1 / 1494484992000,
+       1 / 400148356608000)
+
+# work layout: [hist, f1 (3N), f2 (3N), dx1 (3N), dx2 (3N), lam1 (3K), lam2 (3K), w_older (6N), w_old (6N),
+#               pending state (18N, DL), pending momentum (6N, DL)]
+_HEAD = 1
+
+
+@njit(cache=True)
+def _offsets(nb: int, nm: int) -> tuple:
+    """Offsets of the work array's fields (see the layout above)."""
+    o_f1 = _HEAD
+    o_f2 = o_f1 + 3 * nb
+    o_x1 = o_f2 + 3 * nb
+    o_x2 = o_x1 + 3 * nb
+    o_l1 = o_x2 + 3 * nb
+    o_l2 = o_l1 + nm
+    o_wo = o_l2 + nm
+    o_w = o_wo + 6 * nb
+    o_q = o_w + 6 * nb
+    o_p = o_q + BODY * nb
+    end = o_p + 6 * nb
+    return o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, o_wo, o_w, o_q, o_p, end
+
+
+@njit(cache=True)
+def _horner(c, x2: float) -> float:
+    p = 0.0
+    for k in range(len(c) - 1, -1, -1):
+        p = c[k] + x2 * p
+    return p
+
+
+@njit(cache=True)
+def _coefs(x2: float) -> tuple:
+    """(a1, a2, a3, b1, b2) at x = sqrt(x2): sin x/x, (1 - cos x)/x^2, (x - sin x)/x^3 and a1'/x, a2'/x.
+
+    The same functions as lie.sinc1, cosc2, sinc3, sinc1_d, cosc2_d (b1, b2 of ALGORITHMS.md section 3), from one
+    Taylor series each below x = 0.5 and one sin/cos pair above.
+    """
+    if x2 < _SERIES_BELOW2:
+        return (_horner(_A1, x2), _horner(_A2, x2), _horner(_A3, x2), _horner(_B1, x2), _horner(_B2, x2))
+    x = math.sqrt(x2)
+    s = math.sin(x)
+    c = math.cos(x)
+    sh = math.sin(0.5 * x)
+    omc = 2.0 * sh * sh  # 1 - cos x without cancellation
+    return s / x, omc / x2, (x - s) / (x2 * x), (x * c - s) / (x2 * x), (x * s - 2.0 * omc) / (x2 * x2)
+
+
+@njit(cache=True)
+def _inv3(A: np.ndarray, out: np.ndarray, rcond: float) -> bool:
+    """out = A^-1 (3x3, cofactors); False if |det| <= rcond max|A_ij|^3 (then the full system is used)."""
+    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
+    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
+    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
+    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
+    scale = 0.0
+    for i in range(3):
+        for j in range(3):
+            scale = max(scale, abs(A[i, j]))
+    if not (abs(det) > rcond * scale * scale * scale):
+        return False
+    inv = 1.0 / det
+    out[0, 0] = c00 * inv
+    out[1, 0] = c01 * inv
+    out[2, 0] = c02 * inv
+    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
+    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
+    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
+    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
+    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
+    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
+    return True
+
+
+@njit(cache=True)
+def _topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: np.ndarray) -> None:
+    """Per body, the joint sides (joint k, side s) that touch it."""
+    for i in range(nb):
+        ninc[i] = 0
+    for k in range(jb.shape[0]):
+        for s in range(2):
+            body = jb[k, s]
+            if body >= 0:
+                incj[body, ninc[body]] = k
+                incs[body, ninc[body]] = s
+                ninc[body] += 1
+
+
+@njit(cache=True)
+def _blocks(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
+    """Rotational blocks of B(q) (seed 000 Table 1): G[k, s] = sign_s R hat(point), sign_0 = -1, sign_1 = +1.
+
+    The translational blocks are -sign_s I. (rigid.constraint_jacobian builds the same matrix densely.)
+    """
+    for k in range(jb.shape[0]):
+        for s in range(2):
+            body = jb[k, s]
+            if body < 0:
+                continue
+            sign = -1.0 if s == 0 else 1.0
+            o = BODY * body
+            p0 = jp[k, s, 0]
+            p1 = jp[k, s, 1]
+            p2 = jp[k, s, 2]
+            for r in range(3):
+                R0 = q[o + 3 * r]
+                R1 = q[o + 3 * r + 1]
+                R2 = q[o + 3 * r + 2]
+                G[k, s, r, 0] = sign * (R1 * p2 - R2 * p1)
+                G[k, s, r, 1] = sign * (R2 * p0 - R0 * p2)
+                G[k, s, r, 2] = sign * (R0 * p1 - R1 * p0)
+
+
+@njit(cache=True)
+def _phi(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, out: np.ndarray) -> None:
+    """Phi(q) (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24; the world point b if j = -1)."""
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            out[3 * k + r] = 0.0
+        for s in range(2):
+            body = jb[k, s]
+            sign = 1.0 if s == 0 else -1.0
+            p0 = jp[k, s, 0]
+            p1 = jp[k, s, 1]
+            p2 = jp[k, s, 2]
+            if body < 0:
+                out[3 * k] += sign * p0
+                out[3 * k + 1] += sign * p1
+                out[3 * k + 2] += sign * p2
+                continue
+            o = BODY * body
+            for r in range(3):
+                out[3 * k + r] += sign * (q[o + 9 + r] + q[o + 3 * r] * p0 + q[o + 3 * r + 1] * p1
+                                          + q[o + 3 * r + 2] * p2)
+
+
+@njit(cache=True)
+def _dense(jb: np.ndarray, nv: int, G: np.ndarray, Tm: np.ndarray, use_t: bool, B: np.ndarray) -> None:
+    """Dense B (3K x 6N) from its blocks, rotational columns times T_i if use_t (for the full-LU fallback)."""
+    for r in range(B.shape[0]):
+        for c in range(nv):
+            B[r, c] = 0.0
+    for k in range(jb.shape[0]):
+        for s in range(2):
+            body = jb[k, s]
+            if body < 0:
+                continue
+            sign = -1.0 if s == 0 else 1.0
+            o = 6 * body
+            for r in range(3):
+                for c in range(3):
+                    if use_t:
+                        B[3 * k + r, o + c] = (G[k, s, r, 0] * Tm[body, 0, c] + G[k, s, r, 1] * Tm[body, 1, c]
+                                               + G[k, s, r, 2] * Tm[body, 2, c])
+                    else:
+                        B[3 * k + r, o + c] = G[k, s, r, c]
+                B[3 * k + r, o + 3 + r] = -sign
+
+
+@njit(cache=True)
+def _full_solve(nv: int, nm: int, Hd: np.ndarray, Bl: np.ndarray, Br: np.ndarray, rhs1: np.ndarray,
+                rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray) -> bool:
+    """[[Hd, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU (Hd block diagonal, given as (N, 6, 6)); sol in kr."""
+    n = nv + nm
+    for r in range(n):
+        for c in range(n):
+            K[r, c] = 0.0
+    for i in range(nv // 6):
+        for r in range(6):
+            for c in range(6):
+                K[6 * i + r, 6 * i + c] = Hd[i, r, c]
+    for r in range(nm):
+        for c in range(nv):
+            K[c, nv + r] = Bl[r, c]
+            K[nv + r, c] = Br[r, c]
+    for r in range(nv):
+        kr[r] = rhs1[r]
+    for r in range(nm):
+        kr[nv + r] = rhs2[r]
+    return lu_solve_inplace(K, kr, n)
+
+
+@njit(cache=True, inline="always")
+def _finish(mass, inertia, grav, q0, z, h, q1, pm) -> None:
+    """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}),
+    gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
+    for i in range(mass.shape[0]):
+        o = 6 * i
+        oq = BODY * i
+        f0 = z[o]
+        f1 = z[o + 1]
+        f2 = z[o + 2]
+        x2 = f0 * f0 + f1 * f1 + f2 * f2
+        a1, a2, _a3, _b1, _b2 = _coefs(x2)
+        d = 1.0 - a2 * x2  # cos x
+        e00 = d + a2 * f0 * f0
+        e11 = d + a2 * f1 * f1
+        e22 = d + a2 * f2 * f2
+        e01 = a2 * f0 * f1 - a1 * f2
+        e10 = a2 * f0 * f1 + a1 * f2
+        e02 = a2 * f0 * f2 + a1 * f1
+        e20 = a2 * f0 * f2 - a1 * f1
+        e12 = a2 * f1 * f2 - a1 * f0
+        e21 = a2 * f1 * f2 + a1 * f0
+        for r in range(3):
+            R0 = q0[oq + 3 * r]
+            R1 = q0[oq + 3 * r + 1]
+            R2 = q0[oq + 3 * r + 2]
+            q1[oq + 3 * r] = R0 * e00 + R1 * e10 + R2 * e20
+            q1[oq + 3 * r + 1] = R0 * e01 + R1 * e11 + R2 * e21
+            q1[oq + 3 * r + 2] = R0 * e02 + R1 * e12 + R2 * e22
+            q1[oq + 9 + r] = q0[oq + 9 + r] + z[o + 3 + r]
+        u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
+        u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
+        u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
+        g0 = a1 * u0 + a2 * (f1 * u2 - f2 * u1)
+        g1 = a1 * u1 + a2 * (f2 * u0 - f0 * u2)
+        g2 = a1 * u2 + a2 * (f0 * u1 - f1 * u0)
+        fg = f0 * g0 + f1 * g1 + f2 * g2
+        # F^T g = cos x g + a2 f (f . g) - a1 f x g
+        pm[o] = (d * g0 + a2 * f0 * fg - a1 * (f1 * g2 - f2 * g1)) / h
+        pm[o + 1] = (d * g1 + a2 * f1 * fg - a1 * (f2 * g0 - f0 * g2)) / h
+        pm[o + 2] = (d * g2 + a2 * f2 * fg - a1 * (f0 * g1 - f1 * g0)) / h
+        for r in range(3):
+            pm[o + 3 + r] = mass[i] * (z[o + 3 + r] / h + 0.5 * h * grav[r])
+
+
+@njit(cache=True, inline="always")
+def _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu):
+    """Guess for the next step: linear extrapolation of the last two steps (the last one if only one)."""
+    hist = work[0]
+    c1 = 2.0 if hist >= 2.0 else 1.0
+    c2 = c1 - 1.0
+    for i in range(nb):
+        for r in range(3):
+            z[6 * i + r] = c1 * work[o_f1 + 3 * i + r] - c2 * work[o_f2 + 3 * i + r]
+            z[6 * i + 3 + r] = c1 * work[o_x1 + 3 * i + r] - c2 * work[o_x2 + 3 * i + r]
+    for r in range(nm):
+        nu[r] = scale * (c1 * work[o_l1 + r] - c2 * work[o_l2 + r])
+
+
+@njit(cache=True, inline="always")
+def _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu):
+    """Shift the predictor history and store this step's f, dx and multiplier lambda = nu / scale."""
+    for i in range(nb):
+        for r in range(3):
+            work[o_f2 + 3 * i + r] = work[o_f1 + 3 * i + r]
+            work[o_f1 + 3 * i + r] = z[6 * i + r]
+            work[o_x2 + 3 * i + r] = work[o_x1 + 3 * i + r]
+            work[o_x1 + 3 * i + r] = z[6 * i + 3 + r]
+    for r in range(nm):
+        work[o_l2 + r] = work[o_l1 + r]
+        work[o_l1 + r] = nu[r] / scale
+    work[0] = min(work[0] + 1.0, 2.0)
+
+
+@njit(cache=True)
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """LGVI kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter, project (1 DH, 0 DL)].
+
+    DH: each iteration solves the step from the saved node k and projects the velocity at k + 1. DL: the
+    pending node k + 1 (configuration and p^-) is in ``work``; each iteration solves the step from k + 1, which
+    fixes lambda_{k+1} and so the reported momentum at k + 1 (module docstring), and makes k + 2 pending.
+    """
+    rd = data[0]
+    mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    nv = 6 * nb
+    nm = 3 * nj
+    ny = y.shape[0]
+    tol = opts[0]
+    max_iter = int(opts[1])
+    project = opts[2] > 0.5
+    o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, o_wo, o_w, o_q, o_p, _end = _offsets(nb, nm)
+    w_older = work[o_wo : o_wo + nv]
+    w_old = work[o_w : o_w + nv]
+    qp = work[o_q : o_q + ny]
+    pp = work[o_p : o_p + nv]
+
+    # scratch, allocated once per call
+    # block elimination needs every J_i (and the Newton blocks A_i ~ J_i) well conditioned; else full LU
+    Jinv = np.empty((nb, 3, 3))
+    schur = True
+    for i in range(nb):
+        if not _inv3(inertia[i], Jinv[i], 1e-8):
+            schur = False
+    ninc = np.zeros(nb, dtype=np.int64)
+    incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
+    incs = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
+    _topology(jb, nb, ninc, incj, incs)
+    length = 0.0
+    for k in range(nj):
+        for s_ in range(2):
+            for r in range(3):
+                length = max(length, abs(jp[k, s_, r]))
+    if length == 0.0:
+        length = 1.0
+    z = np.empty(nv)
+    nu = np.empty(nm)
+    q1 = np.zeros(ny)
+    G0 = np.zeros((max(nj, 1), 2, 3, 3))
+    G1 = np.zeros((max(nj, 1), 2, 3, 3))
+    Hrot = np.empty((nb, 3, 3))
+    Tm = np.empty((nb, 3, 3))
+    Ainv = np.empty((nb, 3, 3))
+    W = np.empty((3, 3))
+    V = np.empty((3, 3))
+    r1 = np.empty(nv)
+    r2 = np.empty(nm)
+    b = np.empty(nv)
+    cnu = np.empty(nv)
+    rhs = np.empty(nm)
+    S = np.empty((max(nm, 1), max(nm, 1)))
+    Hd = np.empty((nb, 6, 6))
+    Bd0 = np.empty((nm, nv))
+    Bd1 = np.empty((nm, nv))
+    K = np.empty((nv + nm, nv + nm))
+    kr = np.empty(nv + nm)
+    res = np.zeros(1)
+    P = np.empty(nv)
+    pm = np.empty(nv)
+    w = np.empty(nv)
+    acc = np.zeros(ny)
+    diag = np.empty(kernels.N_DIAG)
+    half = 0.5 * h * h  # nu = half * lambda when the multiplier enters with weight 1/2
+    full = h * h  # DL after its first step: nu = h^2 lambda
+
+    if k0 == 0:
+        t = t_start
+        lam = np.empty(nm)
+        acc_l = np.empty(nv)
+        if not rigid.initial_acceleration(rd, y, acc_l, lam):
+            info[0] = t
+            return 0, kernels.SINGULAR, n_saved
+        if not project and not schur:
+            info[0] = t
+            return 0, kernels.SINGULAR, n_saved
+        for i in range(nb):
+            for r in range(6):
+                acc[BODY * i + 12 + r] = acc_l[6 * i + r]
+        rigid.diagnostics(rd, y, acc, diag)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, diag, 0, stride, n_total)
+        rigid.get_velocity(y, w)
+        for r in range(nv):
+            w_old[r] = w[r]
+            w_older[r] = w[r]
+        # first predictor: Taylor polynomial of the exact motion, f ~ h Omega + h^2/2 dOmega/dt
+        for i in range(nb):
+            for r in range(3):
+                work[o_f1 + 3 * i + r] = h * w[6 * i + r] + 0.5 * h * h * acc_l[6 * i + r]
+                work[o_x1 + 3 * i + r] = h * w[6 * i + 3 + r] + 0.5 * h * h * acc_l[6 * i + 3 + r]
+        for r in range(nm):
+            work[o_l1 + r] = lam[r]
+        work[0] = 0.0
+
+    # s = -1 (DL only, first call): the step from node 0 with the given p_0, which makes node 1 pending
+    first = -1 if (k0 == 0 and not project) else 0
+    for s in range(first, n_steps):
+        k = k0 + s
+        if project or s < 0:
+            # from the saved node k with its momentum p_k = M w_k; the multiplier enters with weight 1/2
+            t = t_start + max(k, k0) * h
+            q_start = y
+            rigid.get_velocity(y, w)
+            rigid.mass_times(rd, w, P)
+            scale = half
+        else:
+            # DL: from the pending node k + 1 with p^-_{k+1}; the multiplier lambda_{k+1} enters fully
+            t = t_start + (k + 1) * h
+            q_start = qp
+            for r in range(nv):
+                P[r] = pp[r]
+            scale = full
+        _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu)
+        # ---- position stage: Newton on seed eqs. 11, 13 and Phi(q_{n+1}) = 0 (module docstring) ----
+        status = kernels.NEWTON
+        _blocks(jb, jp, q_start, G0)
+        brot = 0.0
+        btr = 0.0
+        xmax = 0.0
+        for i in range(nb):
+            o = 6 * i
+            for r in range(3):
+                b[o + r] = h * P[o + r]
+                b[o + 3 + r] = h * P[o + 3 + r] + 0.5 * h * h * mass[i] * grav[r]
+                brot = max(brot, abs(b[o + r]))
+                btr = max(btr, abs(b[o + 3 + r]))
+                xmax = max(xmax, abs(q_start[BODY * i + 9 + r]))
+        noise_f = _NOISE
+        noise_x = _NOISE * (length + xmax)
+        prev = 0.0
+        it = 0
+        while it < max_iter:
+            it += 1
+            # C nu = B(q_n)^T nu, per body
+            crot = 0.0
+            ctr = 0.0
+            for i in range(nb):
+                o = 6 * i
+                for r in range(6):
+                    cnu[o + r] = 0.0
+                for mi in range(ninc[i]):
+                    kj = incj[i, mi]
+                    sd = incs[i, mi]
+                    sign = -1.0 if sd == 0 else 1.0
+                    n0 = nu[3 * kj]
+                    n1 = nu[3 * kj + 1]
+                    n2 = nu[3 * kj + 2]
+                    for r in range(3):
+                        cnu[o + r] += G0[kj, sd, 0, r] * n0 + G0[kj, sd, 1, r] * n1 + G0[kj, sd, 2, r] * n2
+                        cnu[o + 3 + r] -= sign * nu[3 * kj + r]
+            # q_{n+1}, residuals r1 (eqs. 11, 13), blocks A_i = dg/df, T_i = T(f_i)
+            e_rot = 0.0
+            e_tr = 0.0
+            for i in range(nb):
+                o = 6 * i
+                oq = BODY * i
+                f0 = z[o]
+                f1 = z[o + 1]
+                f2 = z[o + 2]
+                x2 = f0 * f0 + f1 * f1 + f2 * f2
+                a1, a2, a3, b1, b2 = _coefs(x2)
+                # R_{n+1} = R_n exp(hat f) = R_n ((1 - a2 x^2) I + a2 f f^T + a1 hat f)
+                d = 1.0 - a2 * x2
+                e00 = d + a2 * f0 * f0
+                e11 = d + a2 * f1 * f1
+                e22 = d + a2 * f2 * f2
+                e01 = a2 * f0 * f1 - a1 * f2
+                e10 = a2 * f0 * f1 + a1 * f2
+                e02 = a2 * f0 * f2 + a1 * f1
+                e20 = a2 * f0 * f2 - a1 * f1
+                e12 = a2 * f1 * f2 - a1 * f0
+                e21 = a2 * f1 * f2 + a1 * f0
+                for r in range(3):
+                    R0 = q_start[oq + 3 * r]
+                    R1 = q_start[oq + 3 * r + 1]
+                    R2 = q_start[oq + 3 * r + 2]
+                    q1[oq + 3 * r] = R0 * e00 + R1 * e10 + R2 * e20
+                    q1[oq + 3 * r + 1] = R0 * e01 + R1 * e11 + R2 * e21
+                    q1[oq + 3 * r + 2] = R0 * e02 + R1 * e12 + R2 * e22
+                    q1[oq + 9 + r] = q_start[oq + 9 + r] + z[o + 3 + r]
+                u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
+                u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
+                u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
+                c0 = f1 * u2 - f2 * u1
+                c1 = f2 * u0 - f0 * u2
+                c2 = f0 * u1 - f1 * u0
+                r1[o] = a1 * u0 + a2 * c0 - b[o] + cnu[o]
+                r1[o + 1] = a1 * u1 + a2 * c1 - b[o + 1] + cnu[o + 1]
+                r1[o + 2] = a1 * u2 + a2 * c2 - b[o + 2] + cnu[o + 2]
+                for r in range(3):
+                    r1[o + 3 + r] = mass[i] * z[o + 3 + r] - b[o + 3 + r] + cnu[o + 3 + r]
+                    e_rot = max(e_rot, abs(r1[o + r]))
+                    e_tr = max(e_tr, abs(r1[o + 3 + r]))
+                    crot = max(crot, abs(cnu[o + r]))
+                    ctr = max(ctr, abs(cnu[o + 3 + r]))
+                # A = a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (ALGORITHMS.md sec. 3)
+                for c in range(3):
+                    j0 = inertia[i, 0, c]
+                    j1 = inertia[i, 1, c]
+                    j2 = inertia[i, 2, c]
+                    fc = z[o + c]
+                    Hrot[i, 0, c] = a1 * j0 + a2 * (f1 * j2 - f2 * j1) + (b1 * u0 + b2 * c0) * fc
+                    Hrot[i, 1, c] = a1 * j1 + a2 * (f2 * j0 - f0 * j2) + (b1 * u1 + b2 * c1) * fc
+                    Hrot[i, 2, c] = a1 * j2 + a2 * (f0 * j1 - f1 * j0) + (b1 * u2 + b2 * c2) * fc
+                Hrot[i, 0, 1] += a2 * u2
+                Hrot[i, 0, 2] -= a2 * u1
+                Hrot[i, 1, 0] -= a2 * u2
+                Hrot[i, 1, 2] += a2 * u0
+                Hrot[i, 2, 0] += a2 * u1
+                Hrot[i, 2, 1] -= a2 * u0
+                # T(f) = I - a2 hat(f) + a3 hat(f)^2
+                d = 1.0 - a3 * x2
+                Tm[i, 0, 0] = d + a3 * f0 * f0
+                Tm[i, 1, 1] = d + a3 * f1 * f1
+                Tm[i, 2, 2] = d + a3 * f2 * f2
+                Tm[i, 0, 1] = a3 * f0 * f1 + a2 * f2
+                Tm[i, 1, 0] = a3 * f0 * f1 - a2 * f2
+                Tm[i, 0, 2] = a3 * f0 * f2 - a2 * f1
+                Tm[i, 2, 0] = a3 * f0 * f2 + a2 * f1
+                Tm[i, 1, 2] = a3 * f1 * f2 + a2 * f0
+                Tm[i, 2, 1] = a3 * f1 * f2 - a2 * f0
+            _phi(jb, jp, q1, r2)
+            e_c = 0.0
+            for r in range(nm):
+                e_c = max(e_c, abs(r2[r]))
+            resid = max(e_rot / max(brot + crot, 1e-300), e_tr / max(btr + ctr, 1e-300), e_c / length)
+            res[0] = resid
+            if not np.isfinite(resid):
+                break
+            _blocks(jb, jp, q1, G1)
+            blocks = schur
+            for i in range(nb):
+                if blocks and not _inv3(Hrot[i], Ainv[i], 1e-10):
+                    blocks = False
+            if blocks:
+                # Schur complement on the multipliers: S dnu = r2 - D H^-1 r1, S = D H^-1 C, D = B(q_{n+1}) T
+                for r in range(nm):
+                    rhs[r] = r2[r]
+                    for c in range(nm):
+                        S[r, c] = 0.0
+                for i in range(nb):
+                    o = 6 * i
+                    im = 1.0 / mass[i]
+                    # W = T_i A_i^-1
+                    for r in range(3):
+                        for c in range(3):
+                            W[r, c] = Tm[i, r, 0] * Ainv[i, 0, c] + Tm[i, r, 1] * Ainv[i, 1, c] \
+                                + Tm[i, r, 2] * Ainv[i, 2, c]
+                    t0 = W[0, 0] * r1[o] + W[0, 1] * r1[o + 1] + W[0, 2] * r1[o + 2]
+                    t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
+                    t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
+                    for mi in range(ninc[i]):
+                        kj = incj[i, mi]
+                        sd = incs[i, mi]
+                        sign = -1.0 if sd == 0 else 1.0
+                        for r in range(3):
+                            rhs[3 * kj + r] -= G1[kj, sd, r, 0] * t0 + G1[kj, sd, r, 1] * t1 + G1[kj, sd, r, 2] * t2 \
+                                - sign * r1[o + 3 + r] * im
+                    for m2 in range(ninc[i]):
+                        ll = incj[i, m2]
+                        tt = incs[i, m2]
+                        sign_t = -1.0 if tt == 0 else 1.0
+                        # V = W G0[l, tt]^T
+                        for r in range(3):
+                            for c in range(3):
+                                V[r, c] = W[r, 0] * G0[ll, tt, c, 0] + W[r, 1] * G0[ll, tt, c, 1] \
+                                    + W[r, 2] * G0[ll, tt, c, 2]
+                        for mi in range(ninc[i]):
+                            kj = incj[i, mi]
+                            sd = incs[i, mi]
+                            sign = -1.0 if sd == 0 else 1.0
+                            for r in range(3):
+                                for c in range(3):
+                                    S[3 * kj + r, 3 * ll + c] += G1[kj, sd, r, 0] * V[0, c] \
+                                        + G1[kj, sd, r, 1] * V[1, c] + G1[kj, sd, r, 2] * V[2, c]
+                                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+                if nm > 0 and not lu_solve_inplace(S, rhs, nm):
+                    status = kernels.SINGULAR
+                    break
+            else:
+                # full saddle-point factorisation (a singular block A_i)
+                for i in range(nb):
+                    for r in range(6):
+                        for c in range(6):
+                            Hd[i, r, c] = 0.0
+                    for r in range(3):
+                        for c in range(3):
+                            Hd[i, r, c] = Hrot[i, r, c]
+                        Hd[i, 3 + r, 3 + r] = mass[i]
+                _dense(jb, nv, G0, Tm, False, Bd0)
+                _dense(jb, nv, G1, Tm, True, Bd1)
+                for r in range(nv):
+                    cnu[r] = -r1[r]
+                for r in range(nm):
+                    r2[r] = -r2[r]
+                if not _full_solve(nv, nm, Hd, Bd0, Bd1, cnu, r2, K, kr):
+                    status = kernels.SINGULAR
+                    break
+                for r in range(nm):
+                    rhs[r] = kr[nv + r]
+            # updates: dz = -H^-1 (r1 + C dnu)
+            df = 0.0
+            sf = 0.0
+            dx = 0.0
+            sx = 0.0
+            for i in range(nb):
+                o = 6 * i
+                if blocks:
+                    im = 1.0 / mass[i]
+                    c0 = r1[o]
+                    c1 = r1[o + 1]
+                    c2 = r1[o + 2]
+                    for r in range(3):
+                        cnu[o + 3 + r] = r1[o + 3 + r]
+                    for mi in range(ninc[i]):
+                        kj = incj[i, mi]
+                        sd = incs[i, mi]
+                        sign = -1.0 if sd == 0 else 1.0
+                        n0 = rhs[3 * kj]
+                        n1 = rhs[3 * kj + 1]
+                        n2 = rhs[3 * kj + 2]
+                        c0 += G0[kj, sd, 0, 0] * n0 + G0[kj, sd, 1, 0] * n1 + G0[kj, sd, 2, 0] * n2
+                        c1 += G0[kj, sd, 0, 1] * n0 + G0[kj, sd, 1, 1] * n1 + G0[kj, sd, 2, 1] * n2
+                        c2 += G0[kj, sd, 0, 2] * n0 + G0[kj, sd, 1, 2] * n1 + G0[kj, sd, 2, 2] * n2
+                        for r in range(3):
+                            cnu[o + 3 + r] -= sign * rhs[3 * kj + r]
+                    for r in range(3):
+                        dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
+                        z[o + r] += dd
+                        df = max(df, abs(dd))
+                        sf = max(sf, abs(z[o + r]))
+                        dd = -cnu[o + 3 + r] * im
+                        z[o + 3 + r] += dd
+                        dx = max(dx, abs(dd))
+                        sx = max(sx, abs(z[o + 3 + r]))
+                else:
+                    for r in range(3):
+                        z[o + r] += kr[o + r]
+                        df = max(df, abs(kr[o + r]))
+                        sf = max(sf, abs(z[o + r]))
+                        z[o + 3 + r] += kr[o + 3 + r]
+                        dx = max(dx, abs(kr[o + 3 + r]))
+                        sx = max(sx, abs(z[o + 3 + r]))
+            for r in range(nm):
+                nu[r] += rhs[r]
+            err = max(df / (tol * sf + noise_f), dx / (tol * sx + noise_x))
+            if not np.isfinite(err):
+                break
+            # converged: the update is below the tolerance, or (quadratic convergence, Hairer & Wanner IV.8)
+            # the error left after it, estimated as theta/(1 - theta) |update| (theta the contraction), is
+            converged = err <= 1.0
+            if not converged and it >= 2 and err < prev:
+                theta = err / prev
+                converged = theta / (1.0 - theta) * err <= 1.0
+            if converged:
+                status = kernels.OK
+                break
+            prev = err
+        maxima[7] += it
+        if status != kernels.OK:
+            info[0] = t
+            info[1] = res[0]
+            info[3] = it
+            return max(s, 0), status, n_saved
+        _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu)
+        _finish(mass, inertia, grav, q_start, z, h, q1, pm)
+        if s < 0:
+            for r in range(ny):
+                qp[r] = q1[r]
+            for r in range(nv):
+                pp[r] = pm[r]
+            continue
+        if project:
+            # velocity stage at k + 1
+            # M w + B(q_{n+1})^T nu' = p^-_{n+1}, B(q_{n+1}) w = 0: Schur complement B M^-1 B^T on the multipliers,
+            # or the full saddle-point matrix if some J_i is singular
+            _blocks(jb, jp, q1, G1)
+            ok = True
+            if schur:
+                for r in range(nm):
+                    rhs[r] = 0.0
+                    for c in range(nm):
+                        S[r, c] = 0.0
+                for i in range(nb):
+                    o = 6 * i
+                    im = 1.0 / mass[i]
+                    for r in range(3):
+                        w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
+                        w[o + 3 + r] = pm[o + 3 + r] * im
+                    for mi in range(ninc[i]):
+                        kj = incj[i, mi]
+                        sd = incs[i, mi]
+                        sign = -1.0 if sd == 0 else 1.0
+                        for r in range(3):
+                            rhs[3 * kj + r] += G1[kj, sd, r, 0] * w[o] + G1[kj, sd, r, 1] * w[o + 1] \
+                                + G1[kj, sd, r, 2] * w[o + 2] - sign * w[o + 3 + r]
+                    for m2 in range(ninc[i]):
+                        ll = incj[i, m2]
+                        tt = incs[i, m2]
+                        sign_t = -1.0 if tt == 0 else 1.0
+                        # V = J^-1 G1[l, t]^T
+                        for r in range(3):
+                            for c in range(3):
+                                V[r, c] = Jinv[i, r, 0] * G1[ll, tt, c, 0] + Jinv[i, r, 1] * G1[ll, tt, c, 1] \
+                                    + Jinv[i, r, 2] * G1[ll, tt, c, 2]
+                        for mi in range(ninc[i]):
+                            kj = incj[i, mi]
+                            sd = incs[i, mi]
+                            sign = -1.0 if sd == 0 else 1.0
+                            for r in range(3):
+                                for c in range(3):
+                                    S[3 * kj + r, 3 * ll + c] += G1[kj, sd, r, 0] * V[0, c] \
+                                        + G1[kj, sd, r, 1] * V[1, c] + G1[kj, sd, r, 2] * V[2, c]
+                                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+                if nm > 0:
+                    ok = lu_solve_inplace(S, rhs, nm)
+                if ok:
+                    # w -= M^-1 B^T nu'
+                    for i in range(nb):
+                        o = 6 * i
+                        im = 1.0 / mass[i]
+                        c0 = 0.0
+                        c1 = 0.0
+                        c2 = 0.0
+                        for mi in range(ninc[i]):
+                            kj = incj[i, mi]
+                            sd = incs[i, mi]
+                            sign = -1.0 if sd == 0 else 1.0
+                            n0 = rhs[3 * kj]
+                            n1 = rhs[3 * kj + 1]
+                            n2 = rhs[3 * kj + 2]
+                            c0 += G1[kj, sd, 0, 0] * n0 + G1[kj, sd, 1, 0] * n1 + G1[kj, sd, 2, 0] * n2
+                            c1 += G1[kj, sd, 0, 1] * n0 + G1[kj, sd, 1, 1] * n1 + G1[kj, sd, 2, 1] * n2
+                            c2 += G1[kj, sd, 0, 2] * n0 + G1[kj, sd, 1, 2] * n1 + G1[kj, sd, 2, 2] * n2
+                            for r in range(3):
+                                w[o + 3 + r] += sign * rhs[3 * kj + r] * im
+                        for r in range(3):
+                            w[o + r] -= Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
+            else:
+                for i in range(nb):
+                    for r in range(6):
+                        for c in range(6):
+                            Hd[i, r, c] = 0.0
+                    for r in range(3):
+                        for c in range(3):
+                            Hd[i, r, c] = inertia[i, r, c]
+                        Hd[i, 3 + r, 3 + r] = mass[i]
+                _dense(jb, nv, G1, Tm, False, Bd1)
+                for r in range(nm):
+                    rhs[r] = 0.0
+                ok = _full_solve(nv, nm, Hd, Bd1, Bd1, pm, rhs, K, kr)
+                for r in range(nv):
+                    w[r] = kr[r]
+            if not ok:
+                info[0] = t + h
+                return s, kernels.SINGULAR, n_saved
+            for i in range(nb):
+                o = BODY * i
+                for r in range(12):
+                    y[o + r] = q1[o + r]
+        else:
+            # lambda_{k+1} is known: report p_{k+1} = p^-_{k+1} - B(q_{k+1})^T nu / (2h); node k + 2 pending
+            sc = 0.5 / h
+            for i in range(nb):
+                o = 6 * i
+                im = 1.0 / mass[i]
+                c0 = P[o]
+                c1 = P[o + 1]
+                c2 = P[o + 2]
+                for r in range(3):
+                    P[o + 3 + r] *= im
+                for m in range(ninc[i]):
+                    kk = incj[i, m]
+                    sd = incs[i, m]
+                    sign = -1.0 if sd == 0 else 1.0
+                    n0 = nu[3 * kk] * sc
+                    n1 = nu[3 * kk + 1] * sc
+                    n2 = nu[3 * kk + 2] * sc
+                    c0 -= G0[kk, sd, 0, 0] * n0 + G0[kk, sd, 1, 0] * n1 + G0[kk, sd, 2, 0] * n2
+                    c1 -= G0[kk, sd, 0, 1] * n0 + G0[kk, sd, 1, 1] * n1 + G0[kk, sd, 2, 1] * n2
+                    c2 -= G0[kk, sd, 0, 2] * n0 + G0[kk, sd, 1, 2] * n1 + G0[kk, sd, 2, 2] * n2
+                    for r in range(3):
+                        P[o + 3 + r] += sign * nu[3 * kk + r] * sc * im
+                for r in range(3):
+                    w[o + r] = Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
+                    w[o + 3 + r] = P[o + 3 + r]
+            for i in range(nb):
+                o = BODY * i
+                for r in range(12):
+                    y[o + r] = qp[o + r]
+            for r in range(ny):
+                qp[r] = q1[r]
+            for r in range(nv):
+                pp[r] = pm[r]
+        rigid.set_velocity(y, w)
+        if not kernels.state_ok(y):
+            info[0] = t_start + (k + 1) * h
+            return s, kernels.NONFINITE, n_saved
+        rigid.difference_acceleration(w_older, w_old, w, h, k + 1, acc)
+        for r in range(nv):
+            w_older[r] = w_old[r]
+            w_old[r] = w[r]
+        rigid.diagnostics(rd, y, acc, diag)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1, stride,
+                                 n_total)
+    return n_steps, kernels.OK, n_saved
+
+
+def _pack(project: bool):
+    def pack(o: dict[str, Any]) -> np.ndarray:
+        """Kernel option array: [newton_tol, newton_max_iter, project]."""
+        return np.array([o["newton_tol"], float(o["newton_max_iter"]), 1.0 if project else 0.0])
+
+    return pack
+
+
+def work_size(model) -> int:
+    """Predictor history, two velocity vectors, and DL's pending node (see _offsets)."""
+    nb = model.data[0].shape[0]
+    nm = 3 * model.data[3].shape[0]
+    return int(_offsets(nb, nm)[-1])
+
+
+METHOD = Method(
+    id="lgvi",
+    title="Lie group variational integrator, Hamiltonian form (seed 000 'DH')",
+    seed="000",
+    order=2,
+    description=(
+        "Lee's Lie group variational integrator in the general discrete form (seed 000 eqs. 11-14): "
+        "R_{n+1} = R_n exp(f) with f from Lee's implicit equation, Stormer-Verlet translations, a multiplier for "
+        "the position constraints and a second one (RATTLE-style) for the velocity constraints. Both constraint "
+        "levels hold to round-off, R stays orthogonal, energy error bounded, momentum preserved."
+    ),
+    kernel=advance,
+    machineries=("rigid",),
+    options=dict(NEWTON_OPTIONS),
+    pack=_pack(True),
+    work_size=work_size,
+    properties=("implicit", "symplectic", "variational", "Lie group", "constraints at position and velocity level"),
+)
+
+METHOD_LAGRANGIAN = Method(
+    id="lgvi_lagrangian",
+    title="Lie group variational integrator, discrete Euler-Lagrange form (seed 000 'DL')",
+    seed="000",
+    order=2,
+    description=(
+        "The same Lie group variational integrator without the velocity-constraint multiplier (seed 000 'DL', "
+        "Fig. 7): one multiplier per node, velocities from the discrete Legendre transform, which is computed one "
+        "step ahead. Positions identical to 'lgvi'; the velocity constraint is violated at O(h^2)."
+    ),
+    kernel=advance,
+    machineries=("rigid",),
+    options=dict(NEWTON_OPTIONS),
+    pack=_pack(False),
+    work_size=work_size,
+    properties=("implicit", "symplectic", "variational", "Lie group", "position constraints only"),
+)

@@ -1,0 +1,309 @@
+"""Lie group generalized-alpha (``lie_galpha``): coefficients, order 2 in every component against the independent
+references of tests/references.py, multipliers with and without perturbed starting values, invariants of the
+seed-000 run, numerical dissipation, Newton failure, chunking and the linear-algebra fallback.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+import pytest
+
+import solvers
+from solvers.methods import lie_galpha as lg
+from solvers.models import rigid
+from solvers.registry import BENCHMARKS
+from tests import references as ref
+from tests.convergence import fitted_order, observed_order
+
+GENERAL_R1 = ref.rot_z(0.3) @ ref.rot_x(0.7) @ ref.rot_y(-0.4)
+GENERAL_R2 = ref.rot_y(1.1) @ ref.rot_z(-0.5) @ ref.rot_x(0.2)
+SDP_GENERAL = {"R1": GENERAL_R1, "R2": GENERAL_R2, "Omega1": [0.5, 3.0, -0.4], "Omega2": [-0.3, -2.0, 0.8]}
+P3D_GENERAL = {"J": np.diag([1.0, 2.0, 3.0]), "rho": [0.1, -0.2, 0.7], "Omega0": [1.0, -2.0, 3.0]}
+P3D_SPIN = {"Omega0": [1.0, -2.0, 3.0]}  # seed data (indefinite inertia about the centre of mass), spinning
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# coefficients
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("rho", "expected"),
+    [
+        (0.9, (Fraction(8, 19), Fraction(9, 19), Fraction(21, 38), Fraction(100, 361))),
+        (1.0, (Fraction(1, 2), Fraction(1, 2), Fraction(1, 2), Fraction(1, 4))),
+        (0.0, (Fraction(-1), Fraction(0), Fraction(3, 2), Fraction(1))),
+    ],
+)
+def test_coefficients(rho, expected):
+    got = lg.coefficients(rho)
+    for g, e in zip(got, expected, strict=True):
+        assert g == pytest.approx(float(e), abs=1e-15)
+    opts = lg.pack(lg.METHOD.resolve({"rho_inf": rho}))
+    np.testing.assert_allclose(opts[:4], [float(e) for e in expected], atol=1e-15)
+
+
+def test_options_are_validated():
+    assert lg.METHOD.resolve(None)["rho_inf"] == 0.9
+    assert lg.METHOD.resolve(None)["variant"] == "index3"
+    with pytest.raises(ValueError, match="rho_inf"):
+        solvers.simulate("pendulum_3d", "lie_galpha", h=0.01, t_end=0.02, options={"rho_inf": 1.5})
+    with pytest.raises(ValueError, match="variant"):
+        solvers.simulate("pendulum_3d", "lie_galpha", h=0.01, t_end=0.02, options={"variant": "index1"})
+    assert "lie_galpha" in solvers.methods("spatial_double_pendulum")
+    assert "lie_galpha" in solvers.methods("pendulum_3d")
+    assert "lie_galpha" not in solvers.methods("planar_pendulum")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# order 2 in R, x, Omega, v
+# ---------------------------------------------------------------------------------------------------------------
+PARAMS = {"seed": {}, "sdp_general": SDP_GENERAL, "p3d_general": P3D_GENERAL}
+
+
+@cache
+def _reference(benchmark, label, h, t_end):
+    """Reference states at t = k h (cached: shared by both variants)."""
+    params = PARAMS[label]
+    t = h * np.arange(round(t_end / h) + 1)
+    if benchmark == "spatial_double_pendulum":
+        return t, ref.spatial_double_pendulum_reference(t, **params)
+    R, W = ref.pendulum_3d_reference(t, **params)
+    rho = np.asarray(params.get("rho", [0.0, 0.0, 0.7]))
+    x = R @ rho  # centre of mass (pivot at the origin)
+    v = np.einsum("nij,nj->ni", R, np.cross(W, rho))
+    return t, {"R": R[:, None], "x": x[:, None], "Omega": W[:, None], "v": v[:, None]}
+
+
+def _state_error(benchmark, label, variant, h, t_end, params=None):
+    params = PARAMS[label] if params is None else params
+    res = solvers.simulate(benchmark, "lie_galpha", h=h, t_end=t_end, params=params, options={"variant": variant})
+    assert res.status == "ok", res.message
+    if label is None:
+        R, W = ref.pendulum_3d_reference(res.t, **params)
+        return {"R": float(np.abs(res.state["R"][:, 0] - R).max()),
+                "Omega": float(np.abs(res.state["Omega"][:, 0] - W).max())}
+    t, r = _reference(benchmark, label, h, t_end)
+    np.testing.assert_allclose(res.t, t, atol=1e-12)
+    return {k: float(np.abs(res.state[k] - r[k]).max()) for k in ("R", "x", "Omega", "v")}
+
+
+ORDER_CASES = [
+    ("spatial_double_pendulum", "seed", [8e-3, 4e-3, 2e-3, 1e-3], 1.0),
+    ("spatial_double_pendulum", "sdp_general", [8e-3, 4e-3, 2e-3, 1e-3], 1.0),
+    ("pendulum_3d", "seed", [2e-3, 1e-3, 5e-4, 2.5e-4], 1.0),
+    ("pendulum_3d", "p3d_general", [4e-3, 2e-3, 1e-3, 5e-4], 1.0),
+]
+
+
+@pytest.mark.parametrize("variant", lg.VARIANTS)
+@pytest.mark.parametrize(("benchmark", "label", "hs", "t_end"), ORDER_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in ORDER_CASES])
+def test_order_two_in_every_state_component(benchmark, label, hs, t_end, variant):
+    errors = [_state_error(benchmark, label, variant, h, t_end) for h in hs]
+    for k in ("R", "x", "Omega", "v"):
+        errs = [e[k] for e in errors]
+        order = fitted_order(hs, errs)
+        assert abs(order - 2.0) <= 0.3, f"{benchmark} {label} {variant} {k}: order {order:.2f}, errors {errs}"
+    assert max(errors[-1].values()) < 5e-3
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# multipliers: order 2 with perturbed starting values, order 1 without
+# ---------------------------------------------------------------------------------------------------------------
+def _model(benchmark, params):
+    b = BENCHMARKS[benchmark]
+    return b.build(b.resolve(params))
+
+
+def _exact_multipliers(model, benchmark, params, t):
+    """lambda(t_n) at the reference states, from the index-1 saddle-point system (the definition of lambda)."""
+    if benchmark == "spatial_double_pendulum":
+        r = ref.spatial_double_pendulum_reference(t, **params)
+        R, W = r["R"], r["Omega"]
+    else:
+        R3, W3 = ref.pendulum_3d_reference(t, **params)
+        R, W = R3[:, None], W3[:, None]
+    nv = rigid.n_velocity(model.data)
+    lam = np.empty((t.size, rigid.n_multipliers(model.data)))
+    acc = np.empty(nv)
+    for k in range(t.size):
+        y = rigid.place_bodies(model.data, list(R[k]), list(W[k]))
+        assert rigid.initial_acceleration(model.data, y, acc, lam[k])
+    return lam
+
+
+def _multiplier_order(benchmark, params, options, hs, t_end=0.2):
+    model = _model(benchmark, params)
+    errs = []
+    for h in hs:
+        t, _, lam = lg.multipliers(model, options, h, round(t_end / h))
+        errs.append(float(np.abs(lam - _exact_multipliers(model, benchmark, params, t)).max()))
+    return fitted_order(hs, errs), errs
+
+
+MULTIPLIER_CASES = [
+    ("spatial_double_pendulum", SDP_GENERAL, "index3", [4e-3, 2e-3, 1e-3, 5e-4]),
+    ("pendulum_3d", P3D_SPIN, "index3", [2e-3, 1e-3, 5e-4, 2.5e-4]),
+    ("pendulum_3d", P3D_SPIN, "stab2", [2e-3, 1e-3, 5e-4, 2.5e-4]),
+]
+
+
+@pytest.mark.parametrize(("benchmark", "params", "variant", "hs"), MULTIPLIER_CASES,
+                         ids=[f"{c[0]}-{c[2]}" for c in MULTIPLIER_CASES])
+def test_multipliers_second_order_only_with_perturbed_start(benchmark, params, variant, hs):
+    order, errs = _multiplier_order(benchmark, params, {"variant": variant}, hs)
+    assert abs(order - 2.0) <= 0.3, f"perturbed start: order {order:.2f}, errors {errs}"
+    order0, errs0 = _multiplier_order(benchmark, params, {"variant": variant, "perturbed_start": False}, hs)
+    assert abs(order0 - 1.0) <= 0.3, f"a_0 = vdot_0: order {order0:.2f}, errors {errs0}"
+    assert errs0[-1] > 3.0 * errs[-1]
+
+
+def test_index3_needs_the_velocity_part_of_the_perturbation():
+    """The O(h^2) normal perturbation of v_0 is what removes the O(h) transient of the index-3 multipliers: with it
+    the general double pendulum's lambda error at h = 1e-3 is far below the unperturbed one (see the module doc)."""
+    model = _model("spatial_double_pendulum", SDP_GENERAL)
+    h = 1e-3
+    t, states, lam = lg.multipliers(model, {}, h, 40)
+    _, _, lam0 = lg.multipliers(model, {"perturbed_start": False}, h, 40)
+    exact = _exact_multipliers(model, "spatial_double_pendulum", SDP_GENERAL, t)
+    e, e0 = np.abs(lam - exact).max(), np.abs(lam0 - exact).max()
+    assert e < 0.05 * e0, (e, e0)
+    # the recorded t = 0 state is the given one; the perturbation is internal
+    np.testing.assert_array_equal(states[0], model.y0)
+    res = solvers.simulate("spatial_double_pendulum", "lie_galpha", h=h, t_end=0.01, params=SDP_GENERAL)
+    np.testing.assert_array_equal(res.state["Omega"][0], [SDP_GENERAL["Omega1"], SDP_GENERAL["Omega2"]])
+    assert res.constraint_velocity[0] < 1e-12 and res.constraint_acceleration[0] < 1e-10
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# invariants and energy of the seed run (seed 000 section 3, Figs. 5-7)
+# ---------------------------------------------------------------------------------------------------------------
+@cache
+def _seed_run(method, variant=None):
+    options = {"variant": variant} if variant else None
+    res = solvers.simulate("spatial_double_pendulum", method, h=1e-3, t_end=50.0, options=options, max_samples=5001)
+    assert res.status == "ok", res.message
+    return res
+
+
+def test_seed_run_index3_invariants():
+    res = _seed_run("lie_galpha", "index3")
+    s = res.summary
+    assert s["max_constraint_position"] <= 1e-10  # max over every step
+    assert s["max_orthogonality_error"] <= 1e-12 and res.orthogonality_error[-1] <= 1e-12
+    # the index-3 form does not enforce the velocity constraint: ~1e-4 at h = 1e-3 like the seed's Fig. 7
+    assert 1e-5 < s["max_constraint_velocity"] < 1e-3
+    assert s["max_constraint_acceleration"] < 0.1
+    assert s["newton_iterations"] <= 3 * s["steps"]
+
+
+def test_seed_run_stab2_invariants():
+    res = _seed_run("lie_galpha", "stab2")
+    s = res.summary
+    assert s["max_constraint_position"] <= 1e-10
+    assert s["max_constraint_velocity"] <= 1e-10
+    assert s["max_orthogonality_error"] <= 1e-12 and res.orthogonality_error[-1] <= 1e-12
+
+
+def test_seed_claim_energy_fluctuates_far_more_than_rk4():
+    """Seed 000 Fig. 5: Lie-alpha's energy fluctuates far more than the other methods'. E0 = 0 exactly; measured
+    max |E - E0| over 50 s: lie_galpha ~0.27 J, rk4 ~0.01 J (RATTLie ~0.08 J)."""
+    lie = _seed_run("lie_galpha", "index3").summary["max_energy_error"]
+    rk4 = _seed_run("rk4").summary["max_energy_error"]
+    assert lie > 10.0 * rk4, (lie, rk4)
+    assert 0.05 < lie < 1.0
+
+
+def test_numerical_dissipation_for_rho_below_one():
+    """General double pendulum (spins excite the fast modes), stabilised index-2 form, h = 5 ms, 20 s: rho_inf = 1
+    keeps the energy (mean loss over the last quarter ~0.09 J of |E0| = 463 J), rho_inf = 0.6 dissipates ~0.5 J and
+    rho_inf = 0 ~20 J."""
+    loss = {}
+    for rho in (1.0, 0.6, 0.0):
+        res = solvers.simulate("spatial_double_pendulum", "lie_galpha", h=5e-3, t_end=20.0, params=SDP_GENERAL,
+                               options={"rho_inf": rho, "variant": "stab2"})
+        assert res.status == "ok", res.message
+        e = res.energy_error
+        loss[rho] = -e[3 * e.size // 4 :].mean()
+    assert abs(loss[1.0]) < 0.2, loss
+    assert loss[0.6] > 0.3 and loss[0.6] > 4.0 * abs(loss[1.0]), loss
+    assert loss[0.0] > 10.0 * loss[0.6], loss
+
+
+def test_pendulum_3d_long_runs():
+    """Seed 004's pendulum (indefinite inertia about the centre of mass): 100 s stay on the constraint manifold."""
+    for variant, h in (("index3", 2e-3), ("stab2", 1e-2)):
+        res = solvers.simulate("pendulum_3d", "lie_galpha", h=h, t_end=100.0, options={"variant": variant},
+                               max_samples=1000)
+        assert res.status == "ok", (variant, res.message)
+        s = res.summary
+        assert s["max_constraint_position"] <= 1e-10
+        assert s["max_orthogonality_error"] <= 1e-12
+        assert s["max_energy_error"] < 1.0  # |E| scale ~ m g |rho| = 69 J
+        assert s["max_momentum_error"] < 1e-8  # vertical angular momentum: gravity has no moment about e3
+        if variant == "stab2":
+            assert s["max_constraint_velocity"] <= 1e-10
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# failures, chunking, linear algebra
+# ---------------------------------------------------------------------------------------------------------------
+def test_newton_failure_is_reported():
+    res = solvers.simulate("spatial_double_pendulum", "lie_galpha", h=0.05, t_end=1.0,
+                           options={"newton_max_iter": 1})
+    assert res.status == "failed"
+    assert "t = 0 s" in res.message and "residual" in res.message and "1 iterations" in res.message, res.message
+    assert res.steps == 0 and res.t.size == 1
+
+
+def test_chunked_runs_match_single_steps():
+    """Everything persistent lives in `work`: the driver's chunks and one-step calls give identical states."""
+    model = _model("spatial_double_pendulum", SDP_GENERAL)
+    h, n = 2e-3, 300
+    for variant in lg.VARIANTS:
+        _, states, _ = lg.multipliers(model, {"variant": variant}, h, n)
+        res = solvers.simulate("spatial_double_pendulum", "lie_galpha", h=h, t_end=n * h, params=SDP_GENERAL,
+                               options={"variant": variant})
+        np.testing.assert_array_equal(rigid.unpack(model.data, states)["R"], res.state["R"])
+        np.testing.assert_array_equal(rigid.unpack(model.data, states)["v"], res.state["v"])
+
+
+def test_schur_and_dense_paths_solve_the_same_system():
+    rng = np.random.default_rng(7)
+    nb, m = 2, 6
+    nv = 6 * nb
+    Arot = rng.normal(size=(nb, 3, 3)) + 4.0 * np.eye(3)
+    atr = np.array([3.0, 5.0])
+    Cm, Dm = rng.normal(size=(nv, m)), rng.normal(size=(m, nv))
+    Em = np.zeros((m, m))
+    r = rng.normal(size=nv + m)
+
+    def solve(Arot):
+        x = np.empty(nv + m)
+        ok = lg._solve(Arot.copy(), atr, Cm, Dm, Em, r, x, m, np.empty((nb, 3, 3)), np.empty((nv, m)),
+                       np.empty(nv), np.empty((m, m)), np.empty((nv + m, nv + m)))
+        assert ok
+        full = np.zeros((nv + m, nv + m))
+        for i in range(nb):
+            full[6 * i : 6 * i + 3, 6 * i : 6 * i + 3] = Arot[i]
+            full[6 * i + 3 : 6 * i + 6, 6 * i + 3 : 6 * i + 6] = atr[i] * np.eye(3)
+        full[:nv, nv:], full[nv:, :nv], full[nv:, nv:] = Cm, Dm, Em
+        np.testing.assert_allclose(x, np.linalg.solve(full, -r), rtol=1e-9, atol=1e-12)
+
+    solve(Arot)  # Schur complement on the multipliers
+    singular = Arot.copy()
+    singular[1, 2, :] = singular[1, 0, :] + singular[1, 1, :]  # rank 2: forces the dense LU fallback
+    assert not lg._inv3(singular[1], np.empty((3, 3)))
+    solve(singular)
+
+
+def test_singular_rotational_block_in_a_run():
+    """Inertia about the pivot diag(4.9, 5, 1) with |rho| = 0.7, m = 10: the inertia about the centre of mass is
+    singular (diag(0, 0.1, 1)); the Newton matrix's rotational block is nearly singular, the saddle system is not."""
+    params = {"J": np.diag([4.9, 5.0, 1.0]), "Omega0": [1.0, -2.0, 3.0]}
+    order, errs = observed_order(
+        lambda h: max(_state_error("pendulum_3d", None, "index3", h, 0.5, params).values()), [2e-3, 1e-3, 5e-4]
+    )
+    assert abs(order - 2.0) <= 0.3, (order, errs)
