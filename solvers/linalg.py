@@ -7,55 +7,6 @@ from numba import njit
 
 
 @njit(cache=True)
-def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
-    """Solve A[:n,:n] x = b[:n] by Gaussian elimination with partial pivoting.
-
-    A and b are overwritten (b holds x on return). Returns False if A is numerically singular.
-    Used for the small saddle-point systems [[M, B^T], [B, 0]] of the index-1 DAEs.
-    """
-    scale = 0.0
-    for i in range(n):
-        for j in range(n):
-            v = abs(A[i, j])
-            if v > scale:
-                scale = v
-    if scale == 0.0 or not np.isfinite(scale):
-        return False
-    tiny = 1e-14 * scale
-    for k in range(n):
-        p = k
-        big = abs(A[k, k])
-        for i in range(k + 1, n):
-            v = abs(A[i, k])
-            if v > big:
-                big = v
-                p = i
-        if big <= tiny:
-            return False
-        if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-        piv = A[k, k]
-        for i in range(k + 1, n):
-            f = A[i, k] / piv
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-                b[i] -= f * b[k]
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= A[i, j] * b[j]
-        b[i] = s / A[i, i]
-    return True
-
-
-@njit(cache=True)
 def cross_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """out = a x b for 3-vectors (out must not alias a or b)."""
     out[0] = a[1] * b[2] - a[2] * b[1]
@@ -71,8 +22,11 @@ def matvec3_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def inv3_into(A: np.ndarray, out: np.ndarray) -> bool:
-    """out = A^-1 for a 3x3 matrix by cofactors; False if |det| is below 1e-14 of the entries' scale cubed."""
+def inv3_into(A: np.ndarray, out: np.ndarray, rcond: float = 1e-14) -> bool:
+    """out = A^-1 for a 3x3 matrix by cofactors; False unless |det| > rcond max|A_ij|^3 (so also if det is NaN).
+
+    rcond = 0 rejects only a zero or NaN determinant (for callers with a conditioning test of their own).
+    """
     c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
     c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
     c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
@@ -81,7 +35,7 @@ def inv3_into(A: np.ndarray, out: np.ndarray) -> bool:
     for i in range(3):
         for j in range(3):
             scale = max(scale, abs(A[i, j]))
-    if not (abs(det) > 1e-14 * scale**3):
+    if not (abs(det) > rcond * scale * scale * scale):
         return False
     inv = 1.0 / det
     out[0, 0] = c00 * inv
@@ -97,11 +51,11 @@ def inv3_into(A: np.ndarray, out: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
-    """LU factorisation with partial pivoting of A[:n,:n] in place (L unit lower, U upper); rows swapped per piv.
+def _lu_factor(A: np.ndarray, piv, b, n: int) -> bool:
+    """LU factorisation with partial pivoting of A[:n,:n] in place (L unit lower, U upper): the one elimination.
 
-    Returns False if A is numerically singular. Pair with lu_solve_factored to reuse the factors (simplified
-    Newton).
+    Row swaps are recorded in piv, or applied to b as they happen; either may be None (numba prunes the branch).
+    Returns False if A is numerically singular (a pivot below 1e-14 of the largest entry, or no finite entry).
     """
     scale = 0.0
     for i in range(n):
@@ -120,12 +74,17 @@ def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
                 p = i
         if big <= tiny:
             return False
-        piv[k] = p
+        if piv is not None:
+            piv[k] = p
         if p != k:
             for j in range(n):
                 tmp = A[k, j]
                 A[k, j] = A[p, j]
                 A[p, j] = tmp
+            if b is not None:
+                tmp = b[k]
+                b[k] = b[p]
+                b[p] = tmp
         inv = 1.0 / A[k, k]
         for i in range(k + 1, n):
             A[i, k] *= inv
@@ -137,14 +96,8 @@ def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
 
 
 @njit(cache=True)
-def lu_solve_factored(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
-    """Solve with the factors of lu_factor_inplace; b[:n] is overwritten by the solution."""
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
+def _substitute(LU: np.ndarray, b: np.ndarray, n: int) -> None:
+    """b[:n] <- U^-1 L^-1 b[:n] (forward then back substitution with the factors of _lu_factor, rows swapped)."""
     for i in range(n):
         s = b[i]
         for j in range(i):
@@ -155,3 +108,39 @@ def lu_solve_factored(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) ->
         for j in range(i + 1, n):
             s -= LU[i, j] * b[j]
         b[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
+    """LU factorisation with partial pivoting of A[:n,:n] in place (L unit lower, U upper); rows swapped per piv.
+
+    Returns False if A is numerically singular. Pair with lu_solve_factored to reuse the factors (simplified
+    Newton).
+    """
+    return _lu_factor(A, piv, None, n)
+
+
+@njit(cache=True)
+def lu_solve_factored(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
+    """Solve with the factors of lu_factor_inplace; b[:n] is overwritten by the solution."""
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    _substitute(LU, b, n)
+
+
+@njit(cache=True)
+def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """Solve A[:n,:n] x = b[:n] by Gaussian elimination with partial pivoting (lu_factor_inplace's elimination).
+
+    A and b are overwritten (b holds x on return; b's rows are swapped during the elimination, so no pivot array
+    is needed). Returns False if A is numerically singular. Used for the small saddle-point systems
+    [[M, B^T], [B, 0]] of the index-1 DAEs.
+    """
+    if not _lu_factor(A, None, b, n):
+        return False
+    _substitute(A, b, n)
+    return True

@@ -295,7 +295,7 @@ def test_schur_and_dense_paths_solve_the_same_system():
     solve(Arot)  # Schur complement on the multipliers
     singular = Arot.copy()
     singular[1, 2, :] = singular[1, 0, :] + singular[1, 1, :]  # rank 2: forces the dense LU fallback
-    assert not lg._inv3(singular[1], np.empty((3, 3)))
+    assert not lg._inv3_conditioned(singular[1], np.empty((3, 3)))
     solve(singular)
 
 

@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..linalg import lu_solve_inplace
+from ..linalg import inv3_into, lu_solve_inplace
 from ..models import rigid
 from .base import NEWTON_OPTIONS, Method
 
@@ -140,32 +140,6 @@ def _coefs(x2: float) -> tuple:
 
 
 @njit(cache=True)
-def _inv3(A: np.ndarray, out: np.ndarray, rcond: float) -> bool:
-    """out = A^-1 (3x3, cofactors); False if |det| <= rcond max|A_ij|^3 (then the full system is used)."""
-    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    scale = 0.0
-    for i in range(3):
-        for j in range(3):
-            scale = max(scale, abs(A[i, j]))
-    if not (abs(det) > rcond * scale * scale * scale):
-        return False
-    inv = 1.0 / det
-    out[0, 0] = c00 * inv
-    out[1, 0] = c01 * inv
-    out[2, 0] = c02 * inv
-    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
-    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
-    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
-    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
-    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
-    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
-    return True
-
-
-@njit(cache=True)
 def _topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: np.ndarray) -> None:
     """Per body, the joint sides (joint k, side s) that touch it."""
     for i in range(nb):
@@ -191,77 +165,86 @@ def _blocks(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, G: np.ndarray) -> Non
             if body < 0:
                 continue
             sign = -1.0 if s == 0 else 1.0
-            o = BODY * body
-            p0 = jp[k, s, 0]
-            p1 = jp[k, s, 1]
-            p2 = jp[k, s, 2]
             for r in range(3):
-                R0 = q[o + 3 * r]
-                R1 = q[o + 3 * r + 1]
-                R2 = q[o + 3 * r + 2]
-                G[k, s, r, 0] = sign * (R1 * p2 - R2 * p1)
-                G[k, s, r, 1] = sign * (R2 * p0 - R0 * p2)
-                G[k, s, r, 2] = sign * (R0 * p1 - R1 * p0)
+                g0, g1, g2 = rigid.rot_hat_row(q, BODY * body, r, jp[k, s, 0], jp[k, s, 1], jp[k, s, 2])
+                G[k, s, r, 0] = sign * g0
+                G[k, s, r, 1] = sign * g1
+                G[k, s, r, 2] = sign * g2
 
 
-@njit(cache=True)
-def _phi(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, out: np.ndarray) -> None:
-    """Phi(q) (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24; the world point b if j = -1)."""
-    for k in range(jb.shape[0]):
+@njit(cache=True, inline="always")
+def _bt_rot(G, ninc, incj, incs, i, nu, scale, c0, c1, c2) -> tuple:
+    """c + (B^T (scale nu))_rot,i: the rotational part of B^T nu at body i from the blocks G (see _blocks)."""
+    for m in range(ninc[i]):
+        k = incj[i, m]
+        sd = incs[i, m]
+        n0 = nu[3 * k] * scale
+        n1 = nu[3 * k + 1] * scale
+        n2 = nu[3 * k + 2] * scale
+        c0 += G[k, sd, 0, 0] * n0 + G[k, sd, 1, 0] * n1 + G[k, sd, 2, 0] * n2
+        c1 += G[k, sd, 0, 1] * n0 + G[k, sd, 1, 1] * n1 + G[k, sd, 2, 1] * n2
+        c2 += G[k, sd, 0, 2] * n0 + G[k, sd, 1, 2] * n1 + G[k, sd, 2, 2] * n2
+    return c0, c1, c2
+
+
+@njit(cache=True, inline="always")
+def _bt_tr_add(ninc, incj, incs, i, nu, scale, out) -> None:
+    """out[6i + 3 : 6i + 6] += (B^T (scale nu))_tr,i (the translational blocks of B are -sign_s I, see _blocks)."""
+    o = 6 * i
+    for m in range(ninc[i]):
+        k = incj[i, m]
+        sign = -1.0 if incs[i, m] == 0 else 1.0
         for r in range(3):
-            out[3 * k + r] = 0.0
-        for s in range(2):
-            body = jb[k, s]
-            sign = 1.0 if s == 0 else -1.0
-            p0 = jp[k, s, 0]
-            p1 = jp[k, s, 1]
-            p2 = jp[k, s, 2]
-            if body < 0:
-                out[3 * k] += sign * p0
-                out[3 * k + 1] += sign * p1
-                out[3 * k + 2] += sign * p2
-                continue
-            o = BODY * body
-            for r in range(3):
-                out[3 * k + r] += sign * (q[o + 9 + r] + q[o + 3 * r] * p0 + q[o + 3 * r + 1] * p1
-                                          + q[o + 3 * r + 2] * p2)
+            out[o + 3 + r] -= sign * nu[3 * k + r] * scale
 
 
-@njit(cache=True)
-def _dense(jb: np.ndarray, nv: int, G: np.ndarray, Tm: np.ndarray, use_t: bool, B: np.ndarray) -> None:
-    """Dense B (3K x 6N) from its blocks, rotational columns times T_i if use_t (for the full-LU fallback)."""
-    for r in range(B.shape[0]):
-        for c in range(nv):
-            B[r, c] = 0.0
-    for k in range(jb.shape[0]):
-        for s in range(2):
-            body = jb[k, s]
-            if body < 0:
-                continue
-            sign = -1.0 if s == 0 else 1.0
-            o = 6 * body
+@njit(cache=True, inline="always")
+def _schur_add(S, rhs, coef, i, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
+    """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
+
+    Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see _blocks), translational -sign I); H_i^-1 =
+    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[6i + 3 + r] * uscale = r_tr / m_i are given.
+    """
+    o = 6 * i
+    for mi in range(ninc[i]):
+        kj = incj[i, mi]
+        sd = incs[i, mi]
+        sign = -1.0 if sd == 0 else 1.0
+        for r in range(3):
+            rhs[3 * kj + r] += coef * (Gl[kj, sd, r, 0] * t0 + Gl[kj, sd, r, 1] * t1 + Gl[kj, sd, r, 2] * t2
+                                       - sign * (u[o + 3 + r] * uscale))
+    for m2 in range(ninc[i]):
+        ll = incj[i, m2]
+        tt = incs[i, m2]
+        sign_t = -1.0 if tt == 0 else 1.0
+        # V = X Gr[l, tt]^T
+        for r in range(3):
+            for c in range(3):
+                V[r, c] = X[r, 0] * Gr[ll, tt, c, 0] + X[r, 1] * Gr[ll, tt, c, 1] + X[r, 2] * Gr[ll, tt, c, 2]
+        for mi in range(ninc[i]):
+            kj = incj[i, mi]
+            sd = incs[i, mi]
+            sign = -1.0 if sd == 0 else 1.0
             for r in range(3):
                 for c in range(3):
-                    if use_t:
-                        B[3 * k + r, o + c] = (G[k, s, r, 0] * Tm[body, 0, c] + G[k, s, r, 1] * Tm[body, 1, c]
-                                               + G[k, s, r, 2] * Tm[body, 2, c])
-                    else:
-                        B[3 * k + r, o + c] = G[k, s, r, c]
-                B[3 * k + r, o + 3 + r] = -sign
+                    S[3 * kj + r, 3 * ll + c] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
+                        + Gl[kj, sd, r, 2] * V[2, c]
+                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
 
 
 @njit(cache=True)
-def _full_solve(nv: int, nm: int, Hd: np.ndarray, Bl: np.ndarray, Br: np.ndarray, rhs1: np.ndarray,
-                rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray) -> bool:
-    """[[Hd, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU (Hd block diagonal, given as (N, 6, 6)); sol in kr."""
+def _full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
+                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray) -> bool:
+    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I); sol in kr."""
     n = nv + nm
     for r in range(n):
         for c in range(n):
             K[r, c] = 0.0
     for i in range(nv // 6):
-        for r in range(6):
-            for c in range(6):
-                K[6 * i + r, 6 * i + c] = Hd[i, r, c]
+        for r in range(3):
+            for c in range(3):
+                K[6 * i + r, 6 * i + c] = Hrot[i, r, c]
+            K[6 * i + 3 + r, 6 * i + 3 + r] = mass[i]
     for r in range(nm):
         for c in range(nv):
             K[c, nv + r] = Bl[r, c]
@@ -279,30 +262,13 @@ def _finish(mass, inertia, grav, q0, z, h, q1, pm) -> None:
     gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
     for i in range(mass.shape[0]):
         o = 6 * i
-        oq = BODY * i
         f0 = z[o]
         f1 = z[o + 1]
         f2 = z[o + 2]
         x2 = f0 * f0 + f1 * f1 + f2 * f2
         a1, a2, _a3, _b1, _b2 = _coefs(x2)
+        rigid.advance_body(q0, z, i, a1, a2, q1)
         d = 1.0 - a2 * x2  # cos x
-        e00 = d + a2 * f0 * f0
-        e11 = d + a2 * f1 * f1
-        e22 = d + a2 * f2 * f2
-        e01 = a2 * f0 * f1 - a1 * f2
-        e10 = a2 * f0 * f1 + a1 * f2
-        e02 = a2 * f0 * f2 + a1 * f1
-        e20 = a2 * f0 * f2 - a1 * f1
-        e12 = a2 * f1 * f2 - a1 * f0
-        e21 = a2 * f1 * f2 + a1 * f0
-        for r in range(3):
-            R0 = q0[oq + 3 * r]
-            R1 = q0[oq + 3 * r + 1]
-            R2 = q0[oq + 3 * r + 2]
-            q1[oq + 3 * r] = R0 * e00 + R1 * e10 + R2 * e20
-            q1[oq + 3 * r + 1] = R0 * e01 + R1 * e11 + R2 * e21
-            q1[oq + 3 * r + 2] = R0 * e02 + R1 * e12 + R2 * e22
-            q1[oq + 9 + r] = q0[oq + 9 + r] + z[o + 3 + r]
         u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
         u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
         u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
@@ -377,7 +343,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     Jinv = np.empty((nb, 3, 3))
     schur = True
     for i in range(nb):
-        if not _inv3(inertia[i], Jinv[i], 1e-8):
+        if not inv3_into(inertia[i], Jinv[i], 1e-8):
             schur = False
     ninc = np.zeros(nb, dtype=np.int64)
     incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
@@ -406,7 +372,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     cnu = np.empty(nv)
     rhs = np.empty(nm)
     S = np.empty((max(nm, 1), max(nm, 1)))
-    Hd = np.empty((nb, 6, 6))
     Bd0 = np.empty((nm, nv))
     Bd1 = np.empty((nm, nv))
     K = np.empty((nv + nm, nv + nm))
@@ -492,48 +457,22 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             ctr = 0.0
             for i in range(nb):
                 o = 6 * i
-                for r in range(6):
-                    cnu[o + r] = 0.0
-                for mi in range(ninc[i]):
-                    kj = incj[i, mi]
-                    sd = incs[i, mi]
-                    sign = -1.0 if sd == 0 else 1.0
-                    n0 = nu[3 * kj]
-                    n1 = nu[3 * kj + 1]
-                    n2 = nu[3 * kj + 2]
-                    for r in range(3):
-                        cnu[o + r] += G0[kj, sd, 0, r] * n0 + G0[kj, sd, 1, r] * n1 + G0[kj, sd, 2, r] * n2
-                        cnu[o + 3 + r] -= sign * nu[3 * kj + r]
+                cnu[o], cnu[o + 1], cnu[o + 2] = _bt_rot(G0, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+                for r in range(3):
+                    cnu[o + 3 + r] = 0.0
+                _bt_tr_add(ninc, incj, incs, i, nu, 1.0, cnu)
             # q_{n+1}, residuals r1 (eqs. 11, 13), blocks A_i = dg/df, T_i = T(f_i)
             e_rot = 0.0
             e_tr = 0.0
             for i in range(nb):
                 o = 6 * i
-                oq = BODY * i
                 f0 = z[o]
                 f1 = z[o + 1]
                 f2 = z[o + 2]
                 x2 = f0 * f0 + f1 * f1 + f2 * f2
                 a1, a2, a3, b1, b2 = _coefs(x2)
-                # R_{n+1} = R_n exp(hat f) = R_n ((1 - a2 x^2) I + a2 f f^T + a1 hat f)
-                d = 1.0 - a2 * x2
-                e00 = d + a2 * f0 * f0
-                e11 = d + a2 * f1 * f1
-                e22 = d + a2 * f2 * f2
-                e01 = a2 * f0 * f1 - a1 * f2
-                e10 = a2 * f0 * f1 + a1 * f2
-                e02 = a2 * f0 * f2 + a1 * f1
-                e20 = a2 * f0 * f2 - a1 * f1
-                e12 = a2 * f1 * f2 - a1 * f0
-                e21 = a2 * f1 * f2 + a1 * f0
-                for r in range(3):
-                    R0 = q_start[oq + 3 * r]
-                    R1 = q_start[oq + 3 * r + 1]
-                    R2 = q_start[oq + 3 * r + 2]
-                    q1[oq + 3 * r] = R0 * e00 + R1 * e10 + R2 * e20
-                    q1[oq + 3 * r + 1] = R0 * e01 + R1 * e11 + R2 * e21
-                    q1[oq + 3 * r + 2] = R0 * e02 + R1 * e12 + R2 * e22
-                    q1[oq + 9 + r] = q_start[oq + 9 + r] + z[o + 3 + r]
+                # R_{n+1} = R_n exp(hat f), x_{n+1} = x_n + dx (Rodrigues with a1 = sinc1, a2 = cosc2)
+                rigid.advance_body(q_start, z, i, a1, a2, q1)
                 u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
                 u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
                 u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
@@ -575,7 +514,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 Tm[i, 2, 0] = a3 * f0 * f2 + a2 * f1
                 Tm[i, 1, 2] = a3 * f1 * f2 + a2 * f0
                 Tm[i, 2, 1] = a3 * f1 * f2 - a2 * f0
-            _phi(jb, jp, q1, r2)
+            rigid.constraint_residual(rd, q1, r2)
             e_c = 0.0
             for r in range(nm):
                 e_c = max(e_c, abs(r2[r]))
@@ -586,7 +525,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             _blocks(jb, jp, q1, G1)
             blocks = schur
             for i in range(nb):
-                if blocks and not _inv3(Hrot[i], Ainv[i], 1e-10):
+                if blocks and not inv3_into(Hrot[i], Ainv[i], 1e-10):
                     blocks = False
             if blocks:
                 # Schur complement on the multipliers: S dnu = r2 - D H^-1 r1, S = D H^-1 C, D = B(q_{n+1}) T
@@ -596,7 +535,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         S[r, c] = 0.0
                 for i in range(nb):
                     o = 6 * i
-                    im = 1.0 / mass[i]
                     # W = T_i A_i^-1
                     for r in range(3):
                         for c in range(3):
@@ -605,51 +543,21 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     t0 = W[0, 0] * r1[o] + W[0, 1] * r1[o + 1] + W[0, 2] * r1[o + 2]
                     t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
                     t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
-                    for mi in range(ninc[i]):
-                        kj = incj[i, mi]
-                        sd = incs[i, mi]
-                        sign = -1.0 if sd == 0 else 1.0
-                        for r in range(3):
-                            rhs[3 * kj + r] -= G1[kj, sd, r, 0] * t0 + G1[kj, sd, r, 1] * t1 + G1[kj, sd, r, 2] * t2 \
-                                - sign * r1[o + 3 + r] * im
-                    for m2 in range(ninc[i]):
-                        ll = incj[i, m2]
-                        tt = incs[i, m2]
-                        sign_t = -1.0 if tt == 0 else 1.0
-                        # V = W G0[l, tt]^T
-                        for r in range(3):
-                            for c in range(3):
-                                V[r, c] = W[r, 0] * G0[ll, tt, c, 0] + W[r, 1] * G0[ll, tt, c, 1] \
-                                    + W[r, 2] * G0[ll, tt, c, 2]
-                        for mi in range(ninc[i]):
-                            kj = incj[i, mi]
-                            sd = incs[i, mi]
-                            sign = -1.0 if sd == 0 else 1.0
-                            for r in range(3):
-                                for c in range(3):
-                                    S[3 * kj + r, 3 * ll + c] += G1[kj, sd, r, 0] * V[0, c] \
-                                        + G1[kj, sd, r, 1] * V[1, c] + G1[kj, sd, r, 2] * V[2, c]
-                                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+                    im = 1.0 / mass[i]
+                    _schur_add(S, rhs, -1.0, i, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
                 if nm > 0 and not lu_solve_inplace(S, rhs, nm):
                     status = kernels.SINGULAR
                     break
             else:
-                # full saddle-point factorisation (a singular block A_i)
-                for i in range(nb):
-                    for r in range(6):
-                        for c in range(6):
-                            Hd[i, r, c] = 0.0
-                    for r in range(3):
-                        for c in range(3):
-                            Hd[i, r, c] = Hrot[i, r, c]
-                        Hd[i, 3 + r, 3 + r] = mass[i]
-                _dense(jb, nv, G0, Tm, False, Bd0)
-                _dense(jb, nv, G1, Tm, True, Bd1)
+                # full saddle-point factorisation (a singular block A_i): B(q_n), B(q_{n+1}) T
+                rigid.constraint_jacobian(rd, q_start, Bd0)
+                rigid.constraint_jacobian(rd, q1, Bd1)
+                rigid.times_tangent(Bd1, Tm, Bd1)
                 for r in range(nv):
                     cnu[r] = -r1[r]
                 for r in range(nm):
                     r2[r] = -r2[r]
-                if not _full_solve(nv, nm, Hd, Bd0, Bd1, cnu, r2, K, kr):
+                if not _full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr):
                     status = kernels.SINGULAR
                     break
                 for r in range(nm):
@@ -663,23 +571,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 o = 6 * i
                 if blocks:
                     im = 1.0 / mass[i]
-                    c0 = r1[o]
-                    c1 = r1[o + 1]
-                    c2 = r1[o + 2]
+                    c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, rhs, 1.0, r1[o], r1[o + 1], r1[o + 2])
                     for r in range(3):
                         cnu[o + 3 + r] = r1[o + 3 + r]
-                    for mi in range(ninc[i]):
-                        kj = incj[i, mi]
-                        sd = incs[i, mi]
-                        sign = -1.0 if sd == 0 else 1.0
-                        n0 = rhs[3 * kj]
-                        n1 = rhs[3 * kj + 1]
-                        n2 = rhs[3 * kj + 2]
-                        c0 += G0[kj, sd, 0, 0] * n0 + G0[kj, sd, 1, 0] * n1 + G0[kj, sd, 2, 0] * n2
-                        c1 += G0[kj, sd, 0, 1] * n0 + G0[kj, sd, 1, 1] * n1 + G0[kj, sd, 2, 1] * n2
-                        c2 += G0[kj, sd, 0, 2] * n0 + G0[kj, sd, 1, 2] * n1 + G0[kj, sd, 2, 2] * n2
-                        for r in range(3):
-                            cnu[o + 3 + r] -= sign * rhs[3 * kj + r]
+                    _bt_tr_add(ninc, incj, incs, i, rhs, 1.0, cnu)
                     for r in range(3):
                         dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
                         z[o + r] += dd
@@ -743,68 +638,23 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for r in range(3):
                         w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
                         w[o + 3 + r] = pm[o + 3 + r] * im
-                    for mi in range(ninc[i]):
-                        kj = incj[i, mi]
-                        sd = incs[i, mi]
-                        sign = -1.0 if sd == 0 else 1.0
-                        for r in range(3):
-                            rhs[3 * kj + r] += G1[kj, sd, r, 0] * w[o] + G1[kj, sd, r, 1] * w[o + 1] \
-                                + G1[kj, sd, r, 2] * w[o + 2] - sign * w[o + 3 + r]
-                    for m2 in range(ninc[i]):
-                        ll = incj[i, m2]
-                        tt = incs[i, m2]
-                        sign_t = -1.0 if tt == 0 else 1.0
-                        # V = J^-1 G1[l, t]^T
-                        for r in range(3):
-                            for c in range(3):
-                                V[r, c] = Jinv[i, r, 0] * G1[ll, tt, c, 0] + Jinv[i, r, 1] * G1[ll, tt, c, 1] \
-                                    + Jinv[i, r, 2] * G1[ll, tt, c, 2]
-                        for mi in range(ninc[i]):
-                            kj = incj[i, mi]
-                            sd = incs[i, mi]
-                            sign = -1.0 if sd == 0 else 1.0
-                            for r in range(3):
-                                for c in range(3):
-                                    S[3 * kj + r, 3 * ll + c] += G1[kj, sd, r, 0] * V[0, c] \
-                                        + G1[kj, sd, r, 1] * V[1, c] + G1[kj, sd, r, 2] * V[2, c]
-                                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+                    _schur_add(S, rhs, 1.0, i, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc, incj,
+                               incs, V)
                 if nm > 0:
                     ok = lu_solve_inplace(S, rhs, nm)
                 if ok:
                     # w -= M^-1 B^T nu'
                     for i in range(nb):
                         o = 6 * i
-                        im = 1.0 / mass[i]
-                        c0 = 0.0
-                        c1 = 0.0
-                        c2 = 0.0
-                        for mi in range(ninc[i]):
-                            kj = incj[i, mi]
-                            sd = incs[i, mi]
-                            sign = -1.0 if sd == 0 else 1.0
-                            n0 = rhs[3 * kj]
-                            n1 = rhs[3 * kj + 1]
-                            n2 = rhs[3 * kj + 2]
-                            c0 += G1[kj, sd, 0, 0] * n0 + G1[kj, sd, 1, 0] * n1 + G1[kj, sd, 2, 0] * n2
-                            c1 += G1[kj, sd, 0, 1] * n0 + G1[kj, sd, 1, 1] * n1 + G1[kj, sd, 2, 1] * n2
-                            c2 += G1[kj, sd, 0, 2] * n0 + G1[kj, sd, 1, 2] * n1 + G1[kj, sd, 2, 2] * n2
-                            for r in range(3):
-                                w[o + 3 + r] += sign * rhs[3 * kj + r] * im
+                        c0, c1, c2 = _bt_rot(G1, ninc, incj, incs, i, rhs, 1.0, 0.0, 0.0, 0.0)
+                        _bt_tr_add(ninc, incj, incs, i, rhs, -1.0 / mass[i], w)
                         for r in range(3):
                             w[o + r] -= Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
             else:
-                for i in range(nb):
-                    for r in range(6):
-                        for c in range(6):
-                            Hd[i, r, c] = 0.0
-                    for r in range(3):
-                        for c in range(3):
-                            Hd[i, r, c] = inertia[i, r, c]
-                        Hd[i, 3 + r, 3 + r] = mass[i]
-                _dense(jb, nv, G1, Tm, False, Bd1)
+                rigid.constraint_jacobian(rd, q1, Bd1)
                 for r in range(nm):
                     rhs[r] = 0.0
-                ok = _full_solve(nv, nm, Hd, Bd1, Bd1, pm, rhs, K, kr)
+                ok = _full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr)
                 for r in range(nv):
                     w[r] = kr[r]
             if not ok:
@@ -820,23 +670,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for i in range(nb):
                 o = 6 * i
                 im = 1.0 / mass[i]
-                c0 = P[o]
-                c1 = P[o + 1]
-                c2 = P[o + 2]
+                c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, nu, -sc, P[o], P[o + 1], P[o + 2])
                 for r in range(3):
                     P[o + 3 + r] *= im
-                for m in range(ninc[i]):
-                    kk = incj[i, m]
-                    sd = incs[i, m]
-                    sign = -1.0 if sd == 0 else 1.0
-                    n0 = nu[3 * kk] * sc
-                    n1 = nu[3 * kk + 1] * sc
-                    n2 = nu[3 * kk + 2] * sc
-                    c0 -= G0[kk, sd, 0, 0] * n0 + G0[kk, sd, 1, 0] * n1 + G0[kk, sd, 2, 0] * n2
-                    c1 -= G0[kk, sd, 0, 1] * n0 + G0[kk, sd, 1, 1] * n1 + G0[kk, sd, 2, 1] * n2
-                    c2 -= G0[kk, sd, 0, 2] * n0 + G0[kk, sd, 1, 2] * n1 + G0[kk, sd, 2, 2] * n2
-                    for r in range(3):
-                        P[o + 3 + r] += sign * nu[3 * kk + r] * sc * im
+                _bt_tr_add(ninc, incj, incs, i, nu, -sc * im, P)
                 for r in range(3):
                     w[o + r] = Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
                     w[o + 3 + r] = P[o + 3 + r]

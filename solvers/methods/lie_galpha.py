@@ -108,13 +108,13 @@ flag "previous step available"].
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from .. import kernels, lie
+from ..linalg import inv3_into, lu_solve_inplace
 from ..models import dispatch, rigid
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -135,247 +135,26 @@ def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# small allocation-free helpers (private: the shared modules' versions allocate temporaries)
+# kernel helpers (B, Phi, K_t, exp and T come from rigid, lie and linalg)
 # ---------------------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _exp_tangent(w0, w1, w2, E, T):
-    """E = exp(hat(w)) (Rodrigues) and T = T(w) = I - cosc2 W + sinc3 W^2 (ALGORITHMS.md section 0)."""
-    x2 = w0 * w0 + w1 * w1 + w2 * w2
-    x = math.sqrt(x2)
-    a = lie.sinc1(x)
-    b = lie.cosc2(x)
-    c = lie.sinc3(x)
-    w = (w0, w1, w2)
-    for i in range(3):
-        for j in range(3):
-            E[i, j] = b * w[i] * w[j]
-            T[i, j] = c * w[i] * w[j]
-        E[i, i] += 1.0 - b * x2
-        T[i, i] += 1.0 - c * x2
-    # + a W for E, - b W for T
-    E[0, 1] -= a * w2
-    E[0, 2] += a * w1
-    E[1, 0] += a * w2
-    E[1, 2] -= a * w0
-    E[2, 0] -= a * w1
-    E[2, 1] += a * w0
-    T[0, 1] += b * w2
-    T[0, 2] -= b * w1
-    T[1, 0] -= b * w2
-    T[1, 2] += b * w0
-    T[2, 0] += b * w1
-    T[2, 1] -= b * w0
+def _configure(y, w, Ts, yn):
+    """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y) and Ts[i] = T(w_Omega_i).
+
+    (rigid.advance_configuration, lie.tangent_into; ALGORITHMS.md section 0.)
+    """
+    rigid.advance_configuration(y, w, yn)
+    for i in range(Ts.shape[0]):
+        lie.tangent_into(w[6 * i : 6 * i + 3], Ts[i])
 
 
-@njit(cache=True)
-def _configure(y, w, Es, Ts, yn):
-    """yn = q exp(w) (R_i E_i, x_i + w_v) with E_i, T_i for the rotational parts of w; velocities not touched."""
-    nb = y.shape[0] // BODY
-    for i in range(nb):
-        o = BODY * i
-        E = Es[i]
-        _exp_tangent(w[6 * i], w[6 * i + 1], w[6 * i + 2], E, Ts[i])
-        for r in range(3):
-            r0 = y[o + 3 * r]
-            r1 = y[o + 3 * r + 1]
-            r2 = y[o + 3 * r + 2]
-            for c in range(3):
-                yn[o + 3 * r + c] = r0 * E[0, c] + r1 * E[1, c] + r2 * E[2, c]
-            yn[o + 9 + r] = y[o + 9 + r] + w[6 * i + 3 + r]
-
-
-@njit(cache=True)
-def _jacobian(rd, y, B):
-    """B (3K x 6N) at y: -R_i hat(a) | I for side i, +R_j hat(b) | -I for side j (seed 000 Table 1)."""
-    jb, jp = rd[3], rd[4]
-    nv = B.shape[1]
-    for k in range(jb.shape[0]):
-        for r in range(3):
-            for c in range(nv):
-                B[3 * k + r, c] = 0.0
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = -1.0 if side == 0 else 1.0
-            o = BODY * body
-            a = jp[k, side]
-            for r in range(3):
-                R0 = y[o + 3 * r]
-                R1 = y[o + 3 * r + 1]
-                R2 = y[o + 3 * r + 2]
-                B[3 * k + r, 6 * body] = sign * (R1 * a[2] - R2 * a[1])
-                B[3 * k + r, 6 * body + 1] = sign * (-R0 * a[2] + R2 * a[0])
-                B[3 * k + r, 6 * body + 2] = sign * (R0 * a[1] - R1 * a[0])
-                B[3 * k + r, 6 * body + 3 + r] = -sign
-
-
-@njit(cache=True)
-def _phi(rd, y, phi, scale, off):
-    """phi[off + 3k + r] = scale * Phi_k (x_i + R_i a - x_j - R_j b, seed 000 eq. 24)."""
-    jb, jp = rd[3], rd[4]
-    for k in range(jb.shape[0]):
-        i = jb[k, 0]
-        j = jb[k, 1]
-        a = jp[k, 0]
-        b = jp[k, 1]
-        oi = BODY * i
-        for r in range(3):
-            s = y[oi + 9 + r] + y[oi + 3 * r] * a[0] + y[oi + 3 * r + 1] * a[1] + y[oi + 3 * r + 2] * a[2]
-            if j >= 0:
-                oj = BODY * j
-                s -= y[oj + 9 + r] + y[oj + 3 * r] * b[0] + y[oj + 3 * r + 1] * b[1] + y[oj + 3 * r + 2] * b[2]
-            else:
-                s -= b[r]
-            phi[off + 3 * k + r] = scale * s
-
-
-@njit(cache=True)
-def _stiffness(rd, y, mu, Ks):
-    """Ks[i] (3x3) = rotational block of d/dq [B(q)^T mu] at y (ALGORITHMS.md sec. 2 K_t; rigid's formula)."""
-    jb, jp = rd[3], rd[4]
-    for i in range(Ks.shape[0]):
-        for r in range(3):
-            for c in range(3):
-                Ks[i, r, c] = 0.0
-    for k in range(jb.shape[0]):
-        m0 = mu[3 * k]
-        m1 = mu[3 * k + 1]
-        m2 = mu[3 * k + 2]
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = 1.0 if side == 0 else -1.0
-            o = BODY * body
-            a = jp[k, side]
-            u0 = y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2  # u = R^T mu
-            u1 = y[o + 1] * m0 + y[o + 4] * m1 + y[o + 7] * m2
-            u2 = y[o + 2] * m0 + y[o + 5] * m1 + y[o + 8] * m2
-            au = a[0] * u0 + a[1] * u1 + a[2] * u2
-            u = (u0, u1, u2)
-            K = Ks[body]
-            for r in range(3):
-                for c in range(3):
-                    K[r, c] += sign * u[r] * a[c]
-                K[r, r] -= sign * au
-
-
-@njit(cache=True)
-def _vel_jacobian(rd, y, v, Zm):
-    """Zm (3K x 6N) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for j."""
-    jb, jp = rd[3], rd[4]
-    nv = Zm.shape[1]
-    for k in range(jb.shape[0]):
-        for r in range(3):
-            for c in range(nv):
-                Zm[3 * k + r, c] = 0.0
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = -1.0 if side == 0 else 1.0
-            o = BODY * body
-            a = jp[k, side]
-            W0 = v[6 * body]
-            W1 = v[6 * body + 1]
-            W2 = v[6 * body + 2]
-            p0 = W1 * a[2] - W2 * a[1]  # p = Omega x a
-            p1 = W2 * a[0] - W0 * a[2]
-            p2 = W0 * a[1] - W1 * a[0]
-            for r in range(3):
-                R0 = y[o + 3 * r]
-                R1 = y[o + 3 * r + 1]
-                R2 = y[o + 3 * r + 2]
-                # row r of R hat(p)
-                Zm[3 * k + r, 6 * body] = sign * (R1 * p2 - R2 * p1)
-                Zm[3 * k + r, 6 * body + 1] = sign * (-R0 * p2 + R2 * p0)
-                Zm[3 * k + r, 6 * body + 2] = sign * (R0 * p1 - R1 * p0)
-
-
-@njit(cache=True)
-def _times_tangent(Bm, Ts, out):
-    """out = Bm diag(T_i, I): the rotational column blocks multiplied by T_i on the right."""
-    nb = Ts.shape[0]
-    for r in range(Bm.shape[0]):
-        for i in range(nb):
-            c0 = 6 * i
-            b0 = Bm[r, c0]
-            b1 = Bm[r, c0 + 1]
-            b2 = Bm[r, c0 + 2]
-            T = Ts[i]
-            for c in range(3):
-                out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
-            for c in range(3, 6):
-                out[r, c0 + c] = Bm[r, c0 + c]
-
-
-@njit(cache=True)
-def _lu_solve(A, b, n):
-    """Solve A[:n,:n] x = b[:n] in place (Gaussian elimination, partial pivoting); False if singular."""
-    scale = 0.0
-    for i in range(n):
-        for j in range(n):
-            v = abs(A[i, j])
-            if v > scale:
-                scale = v
-    if scale == 0.0 or not np.isfinite(scale):
+@njit(cache=True, inline="always")
+def _inv3_conditioned(A, out):
+    """out = A^-1 (3x3, linalg.inv3_into); False if A is singular or ill-conditioned (Frobenius condition > 1e6)."""
+    if not inv3_into(A, out, 0.0):
         return False
-    tiny = 1e-14 * scale
-    for k in range(n):
-        p = k
-        big = abs(A[k, k])
-        for i in range(k + 1, n):
-            v = abs(A[i, k])
-            if v > big:
-                big = v
-                p = i
-        if big <= tiny:
-            return False
-        if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-        piv = A[k, k]
-        for i in range(k + 1, n):
-            f = A[i, k] / piv
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-                b[i] -= f * b[k]
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= A[i, j] * b[j]
-        b[i] = s / A[i, i]
-    return True
-
-
-@njit(cache=True)
-def _inv3(A, out):
-    """out = A^-1 (3x3, cofactors); False if A is singular or ill-conditioned (Frobenius condition > 1e6)."""
-    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    if det == 0.0 or not np.isfinite(det):
-        return False
-    inv = 1.0 / det
-    out[0, 0] = c00 * inv
-    out[1, 0] = c01 * inv
-    out[2, 0] = c02 * inv
-    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
-    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
-    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
-    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
-    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
-    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
     na = 0.0
     ni = 0.0
     for i in range(3):
@@ -383,6 +162,17 @@ def _inv3(A, out):
             na += A[i, j] * A[i, j]
             ni += out[i, j] * out[i, j]
     return na * ni < 1e12
+
+
+@njit(cache=True, inline="always")
+def _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w):
+    """a_{n+1}, v_{n+1}, vdot_{n+1} from Dq (module docstring, c_a = (1/2 - beta) h) and the increment
+    w = h (Dq + B(q_n)^T nu) of q_{n+1} = q_n exp(w)."""
+    for p in range(dq.shape[0]):
+        a1[p] = (dq[p] - vn[p] - c_a * an[p]) / (beta * h)
+        v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
+        vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
+        w[p] = h * (dq[p] + bnt[p])
 
 
 @njit(cache=True)
@@ -397,7 +187,7 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
     n = nv + m
     ok = True
     for i in range(nb):
-        if not _inv3(Arot[i], Ainv[i]):
+        if not _inv3_conditioned(Arot[i], Ainv[i]):
             ok = False
             break
     if ok:
@@ -428,7 +218,7 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
                 for c in range(nv):
                     s -= Dm[p, c] * X[c, q]
                 S[p, q] = s
-        if _lu_solve(S, x[nv:], m):
+        if lu_solve_inplace(S, x[nv:], m):
             for c in range(nv):
                 s = -xr[c]
                 for q in range(m):
@@ -453,11 +243,11 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
     for p in range(m):
         for q in range(m):
             full[nv + p, nv + q] = Em[p, q]
-    return _lu_solve(full, x, n)
+    return lu_solve_inplace(full, x, n)
 
 
 @njit(cache=True)
-def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, ytmp, vd_p, vd_m, lam_tmp, Es, Ts, w):
+def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, ytmp, vd_p, vd_m, lam_tmp, Ts, w):
     """vdot_0, lambda_0 from the saddle system; a_0 = vdot_0 + (alpha_m - alpha_f) h vddot_0 ([ABC15]).
 
     vddot_0 by the central difference of consistent accelerations at q_0 exp(+-d v_0 + d^2/2 vdot_0),
@@ -476,9 +266,7 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
         s = d if sgn == 0 else -d
         for r in range(nv):
             w[r] = s * vtmp[r] + 0.5 * s * s * vd[r]
-        for r in range(y.shape[0]):
-            ytmp[r] = y[r]
-        _configure(y, w, Es, Ts, ytmp)
+        _configure(y, w, Ts, ytmp)
         nb = nv // 6
         for i in range(nb):
             for r in range(6):
@@ -500,7 +288,7 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
     """
     nv = vd.shape[0]
     nm = Bm.shape[0]
-    _jacobian(rd, y, Bm)
+    rigid.constraint_jacobian(rd, y, Bm)
     nb = nv // 6
     for p in range(nm):
         s = 0.0
@@ -522,7 +310,7 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
             for c in range(nv):
                 g += Bm[p, c] * Bm[q, c]
             G[p, q] = g
-    if not _lu_solve(G, b, nm):
+    if not lu_solve_inplace(G, b, nm):
         return False
     for i in range(nb):
         for r in range(6):
@@ -600,9 +388,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     yn = np.empty(ny)
     acc = np.zeros(ny)
     d = np.empty(kernels.N_DIAG)
-    Es = np.empty((nb, 3, 3))
     Ts = np.empty((nb, 3, 3))
-    Ks = np.empty((nb, 3, 3))
+    Kd = np.empty((nv, nv))
     KTs = np.empty((nb, 3, 3))
     Arot = np.empty((nb, 3, 3))
     atr = np.empty(nb)
@@ -625,7 +412,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 
     if k0 == 0 and n_steps > 0:
         t = t_start
-        ok = _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, an, lam, vn, yn, vd1, a1, mu, Es, Ts, w)
+        ok = _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, an, lam, vn, yn, vd1, a1, mu, Ts, w)
         if not ok:
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
@@ -655,7 +442,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             mu[p] = h * (lam[p] + ex * (lam[p] - lam_old[p]))
             nu[p] = 0.0
         if stab2:
-            _jacobian(rd, y, Bn)
+            rigid.constraint_jacobian(rd, y, Bn)
             for p in range(nv):
                 bnt[p] = 0.0
         converged = False
@@ -664,15 +451,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         while it < max_iter:
             it += 1
             # kinematics from Dq (and nu)
-            for p in range(nv):
-                a1[p] = (dq[p] - vn[p] - c_a * an[p]) / (beta * h)
-                v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
-                vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
-                w[p] = h * (dq[p] + bnt[p])
-            _configure(y, w, Es, Ts, yn)
-            _jacobian(rd, yn, Bm)
-            _times_tangent(Bm, Ts, BTm)
-            _stiffness(rd, yn, mu, Ks)
+            _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
+            _configure(y, w, Ts, yn)
+            rigid.constraint_jacobian(rd, yn, Bm)
+            rigid.times_tangent(Bm, Ts, BTm)
+            rigid.constraint_force_derivative(rd, yn, mu, Kd)
             # residual r_1 = h (M vdot + g) + B^T mu; blocks A
             for i in range(nb):
                 o = 6 * i
@@ -690,7 +473,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p])
                     r[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
                 # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K(mu) T
-                K = Ks[i]
+                K = Kd[o : o + 3, o : o + 3]  # K_t is block diagonal: rotational blocks only
                 T = Ts[i]
                 KT = KTs[i]
                 for p in range(3):
@@ -718,15 +501,17 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 for p in range(nm):
                     sacc += Bm[p, c] * mu[p]
                 r[c] += sacc
-            _phi(rd, yn, r, 1.0 / h, nv)
+            rigid.constraint_residual(rd, yn, r[nv : nv + nm])
+            for p in range(nm):
+                r[nv + p] *= 1.0 / h
             # C = [B^T (| h K T B_n^T)], D = [B T (; gamma/beta B + h Z T)], E = [0 (, B T B_n^T; 0, h Z T B_n^T)]
             for p in range(nm):
                 for c in range(nv):
                     Cm[c, p] = Bm[p, c]
                     Dm[p, c] = BTm[p, c]
             if stab2:
-                _vel_jacobian(rd, yn, v1, Zm)
-                _times_tangent(Zm, Ts, ZTm)
+                rigid.velocity_constraint_jacobian(rd, yn, v1, Zm)
+                rigid.times_tangent(Zm, Ts, ZTm)
                 for p in range(nm):
                     sacc = 0.0
                     for c in range(nv):
@@ -781,12 +566,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[3] = it
             return s, kernels.NEWTON, n_saved
         # final kinematics at the accepted iterate
-        for p in range(nv):
-            a1[p] = (dq[p] - vn[p] - c_a * an[p]) / (beta * h)
-            v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
-            vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
-            w[p] = h * (dq[p] + bnt[p])
-        _configure(y, w, Es, Ts, yn)
+        _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
+        _configure(y, w, Ts, yn)
         rigid.set_velocity(yn, v1)
         if not kernels.state_ok(yn):
             info[0] = t + h

@@ -208,9 +208,9 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     return True
 
 
-@njit(cache=True)
-def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray, sign: float, p: np.ndarray) -> None:
-    """Add sign * (position, velocity, acceleration) of the body point a to p[0:3], p[3:6], p[6:9].
+@njit(cache=True, inline="always")
+def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray) -> tuple:
+    """Position, velocity and acceleration of the body point a (9 numbers: p0..p2, v0..v2, a0..a2).
 
     Position x + R a, velocity v + R (Omega x a), acceleration dv/dt + R (dOmega/dt x a + Omega x (Omega x a)).
     """
@@ -226,13 +226,20 @@ def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray, sign: flo
     e0 = A1 * a[2] - A2 * a[1] + W1 * c2 - W2 * c1
     e1 = A2 * a[0] - A0 * a[2] + W2 * c0 - W0 * c2
     e2 = A0 * a[1] - A1 * a[0] + W0 * c1 - W1 * c0
-    for r in range(3):
-        R0 = y[o + 3 * r]
-        R1 = y[o + 3 * r + 1]
-        R2 = y[o + 3 * r + 2]
-        p[r] += sign * (y[o + 9 + r] + R0 * a[0] + R1 * a[1] + R2 * a[2])
-        p[3 + r] += sign * (y[o + 15 + r] + R0 * c0 + R1 * c1 + R2 * c2)
-        p[6 + r] += sign * (acc[o + 15 + r] + R0 * e0 + R1 * e1 + R2 * e2)
+    o0 = o
+    o1 = o + 3
+    o2 = o + 6
+    return (
+        y[o + 9] + y[o0] * a[0] + y[o0 + 1] * a[1] + y[o0 + 2] * a[2],
+        y[o + 10] + y[o1] * a[0] + y[o1 + 1] * a[1] + y[o1 + 2] * a[2],
+        y[o + 11] + y[o2] * a[0] + y[o2 + 1] * a[1] + y[o2 + 2] * a[2],
+        y[o + 15] + y[o0] * c0 + y[o0 + 1] * c1 + y[o0 + 2] * c2,
+        y[o + 16] + y[o1] * c0 + y[o1 + 1] * c1 + y[o1 + 2] * c2,
+        y[o + 17] + y[o2] * c0 + y[o2 + 1] * c1 + y[o2 + 2] * c2,
+        acc[o + 15] + y[o0] * e0 + y[o0 + 1] * e1 + y[o0 + 2] * e2,
+        acc[o + 16] + y[o1] * e0 + y[o1 + 1] * e1 + y[o1 + 2] * e2,
+        acc[o + 17] + y[o2] * e0 + y[o2 + 1] * e1 + y[o2 + 2] * e2,
+    )
 
 
 @njit(cache=True)
@@ -286,21 +293,22 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     cp = 0.0
     cv = 0.0
     ca = 0.0
-    pva = np.zeros(9)
     for k in range(jb.shape[0]):
-        for r in range(9):
-            pva[r] = 0.0
-        _joint_side(y, acc, BODY * jb[k, 0], jp[k, 0], 1.0, pva)
+        # joint point of side i minus that of side j (or the world point b): Phi_k and its two derivatives
+        pi = _joint_side(y, acc, BODY * jb[k, 0], jp[k, 0])
         j = jb[k, 1]
         if j >= 0:
-            _joint_side(y, acc, BODY * j, jp[k, 1], -1.0, pva)
+            pj = _joint_side(y, acc, BODY * j, jp[k, 1])
         else:
-            for r in range(3):
-                pva[r] -= jp[k, 1][r]
+            b = jp[k, 1]
+            pj = (b[0], b[1], b[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         for r in range(3):
-            cp += pva[r] * pva[r]
-            cv += pva[3 + r] * pva[3 + r]
-            ca += pva[6 + r] * pva[6 + r]
+            ep = pi[r] - pj[r]
+            ev = pi[3 + r] - pj[3 + r]
+            ea = pi[6 + r] - pj[6 + r]
+            cp += ep * ep
+            cv += ev * ev
+            ca += ea * ea
     d[0] = energy
     if jb.shape[0] > 0:
         d[1] = np.sqrt(cp)
@@ -375,7 +383,7 @@ def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
             f[6 * i + 3 + r] = -mass[i] * grav[r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
 def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
     """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
     jb, jp = data[3], data[4]
@@ -399,34 +407,66 @@ def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
             phi[3 * k + r] = s
 
 
+@njit(cache=True, inline="always")
+def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) -> tuple:
+    """Row r of R hat(p) for the body whose state starts at o (R row-major at y[o : o + 9])."""
+    R0 = y[o + 3 * r]
+    R1 = y[o + 3 * r + 1]
+    R2 = y[o + 3 * r + 2]
+    return R1 * p2 - R2 * p1, R2 * p0 - R0 * p2, R0 * p1 - R1 * p0
+
+
+@njit(cache=True, inline="always")
+def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
+    """M (3K x 6N) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
+    for side i, +1 for side j): B: sign_s R hat(a) | -sign_s I; Z: sign_s R hat(Omega x a) | 0."""
+    jb, jp = data[3], data[4]
+    nv = 6 * data[0].shape[0]
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            for c in range(nv):
+                M[3 * k + r, c] = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = -1.0 if side == 0 else 1.0
+            a = jp[k, side]
+            p0 = a[0]
+            p1 = a[1]
+            p2 = a[2]
+            if v is not None:  # p = Omega x a
+                W0 = v[6 * body]
+                W1 = v[6 * body + 1]
+                W2 = v[6 * body + 2]
+                p0 = W1 * a[2] - W2 * a[1]
+                p1 = W2 * a[0] - W0 * a[2]
+                p2 = W0 * a[1] - W1 * a[0]
+            for r in range(3):
+                g0, g1, g2 = rot_hat_row(y, BODY * body, r, p0, p1, p2)
+                M[3 * k + r, 6 * body] = sign * g0
+                M[3 * k + r, 6 * body + 1] = sign * g1
+                M[3 * k + r, 6 * body + 2] = sign * g2
+                if v is None:
+                    M[3 * k + r, 6 * body + 3 + r] = -sign
+
+
 @njit(cache=True)
 def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
     """B (3K x 6N), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
 
     (seed 000 Table 1; ALGORITHMS.md section 0). Overwrites the first 3K rows and 6N columns.
     """
-    jb, jp = data[3], data[4]
-    nv = 6 * data[0].shape[0]
-    for k in range(jb.shape[0]):
-        for r in range(3):
-            for c in range(nv):
-                B[3 * k + r, c] = 0.0
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = -1.0 if side == 0 else 1.0
-            o = BODY * body
-            a = jp[k, side]
-            for r in range(3):
-                R0 = y[o + 3 * r]
-                R1 = y[o + 3 * r + 1]
-                R2 = y[o + 3 * r + 2]
-                # row r of R hat(a)
-                B[3 * k + r, 6 * body] = sign * (R1 * a[2] - R2 * a[1])
-                B[3 * k + r, 6 * body + 1] = sign * (-R0 * a[2] + R2 * a[0])
-                B[3 * k + r, 6 * body + 2] = sign * (R0 * a[1] - R1 * a[0])
-                B[3 * k + r, 6 * body + 3 + r] = -sign
+    _joint_columns(data, y, None, B)
+
+
+@njit(cache=True)
+def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
+    """Z (3K x 6N) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
+    (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (ALGORITHMS.md
+    sec. 2). Overwrites the first 3K rows and 6N columns.
+    """
+    _joint_columns(data, y, v, Z)
 
 
 @njit(cache=True)
@@ -441,18 +481,22 @@ def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: 
     for r in range(nv):
         for c in range(nv):
             K[r, c] = 0.0
-    u = np.empty(3)
     for k in range(jb.shape[0]):
+        m0 = lam[3 * k]
+        m1 = lam[3 * k + 1]
+        m2 = lam[3 * k + 2]
         for side in range(2):
             body = jb[k, side]
             if body < 0:
                 continue
             sign = 1.0 if side == 0 else -1.0
             o = BODY * body
-            R = y[o : o + 9].reshape((3, 3))
             a = jp[k, side]
-            for c in range(3):
-                u[c] = R[0, c] * lam[3 * k] + R[1, c] * lam[3 * k + 1] + R[2, c] * lam[3 * k + 2]
+            u = (  # u = R^T lam
+                y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2,
+                y[o + 1] * m0 + y[o + 4] * m1 + y[o + 7] * m2,
+                y[o + 2] * m0 + y[o + 5] * m1 + y[o + 8] * m2,
+            )
             # hat(a) hat(u) = u a^T - (a . u) I
             au = a[0] * u[0] + a[1] * u[1] + a[2] * u[2]
             for r in range(3):
@@ -470,40 +514,70 @@ def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndar
         out[c] = s
 
 
+@njit(cache=True, inline="always")
+def advance_body(y: np.ndarray, dq: np.ndarray, i: int, a: float, b: float, out: np.ndarray) -> None:
+    """Body i of out = y exp(dq): R_i exp(hat(w)), x_i + dq_v with w = dq_Omega_i, given a = sinc1(|w|) and
+    b = cosc2(|w|) (callers that already have them, or their own series, pass them in). Velocities not touched.
+
+    exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W, d = 1 - b |w|^2 (Rodrigues, ALGORITHMS.md section 0).
+    """
+    o = BODY * i
+    w0 = dq[6 * i]
+    w1 = dq[6 * i + 1]
+    w2 = dq[6 * i + 2]
+    d = 1.0 - b * (w0 * w0 + w1 * w1 + w2 * w2)
+    e00 = d + b * w0 * w0
+    e11 = d + b * w1 * w1
+    e22 = d + b * w2 * w2
+    e01 = b * w0 * w1 - a * w2
+    e10 = b * w0 * w1 + a * w2
+    e02 = b * w0 * w2 + a * w1
+    e20 = b * w0 * w2 - a * w1
+    e12 = b * w1 * w2 - a * w0
+    e21 = b * w1 * w2 + a * w0
+    for r in range(3):
+        r0 = y[o + 3 * r]
+        r1 = y[o + 3 * r + 1]
+        r2 = y[o + 3 * r + 2]
+        out[o + 3 * r] = r0 * e00 + r1 * e10 + r2 * e20
+        out[o + 3 * r + 1] = r0 * e01 + r1 * e11 + r2 * e21
+        out[o + 3 * r + 2] = r0 * e02 + r1 * e12 + r2 * e22
+        out[o + 9 + r] = y[o + 9 + r] + dq[6 * i + 3 + r]
+
+
 @njit(cache=True)
 def advance_configuration(y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
     """out = y with R_i <- R_i exp(hat(dq_Omega_i)), x_i <- x_i + dq_v_i; velocities copied from y."""
     nb = y.shape[0] // BODY
     for i in range(nb):
-        o = BODY * i
         w0 = dq[6 * i]
         w1 = dq[6 * i + 1]
         w2 = dq[6 * i + 2]
-        x2 = w0 * w0 + w1 * w1 + w2 * w2
-        x = np.sqrt(x2)
-        a = lie.sinc1(x)
-        b = lie.cosc2(x)
-        d = 1.0 - b * x2
-        # exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W (Rodrigues, written out: no allocation)
-        e00 = d + b * w0 * w0
-        e11 = d + b * w1 * w1
-        e22 = d + b * w2 * w2
-        e01 = b * w0 * w1 - a * w2
-        e10 = b * w0 * w1 + a * w2
-        e02 = b * w0 * w2 + a * w1
-        e20 = b * w0 * w2 - a * w1
-        e12 = b * w1 * w2 - a * w0
-        e21 = b * w1 * w2 + a * w0
-        for r in range(3):
-            r0 = y[o + 3 * r]
-            r1 = y[o + 3 * r + 1]
-            r2 = y[o + 3 * r + 2]
-            out[o + 3 * r] = r0 * e00 + r1 * e10 + r2 * e20
-            out[o + 3 * r + 1] = r0 * e01 + r1 * e11 + r2 * e21
-            out[o + 3 * r + 2] = r0 * e02 + r1 * e12 + r2 * e22
-            out[o + 9 + r] = y[o + 9 + r] + dq[6 * i + 3 + r]
+        x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        advance_body(y, dq, i, lie.sinc1(x), lie.cosc2(x), out)
+        o = BODY * i
         for r in range(6):
             out[o + 12 + r] = y[o + 12 + r]
+
+
+@njit(cache=True)
+def times_tangent(B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
+    """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x 6N) times T_i on the right.
+
+    B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (ALGORITHMS.md sections 0, 2, 3); Ts is (N, 3, 3).
+    """
+    nb = Ts.shape[0]
+    for r in range(B.shape[0]):
+        for i in range(nb):
+            c0 = 6 * i
+            b0 = B[r, c0]
+            b1 = B[r, c0 + 1]
+            b2 = B[r, c0 + 2]
+            T = Ts[i]
+            for c in range(3):
+                out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
+            for c in range(3, 6):
+                out[r, c0 + c] = B[r, c0 + c]
 
 
 @njit(cache=True)
