@@ -54,7 +54,10 @@ def _horner(coefs: Sequence[float], x2: float) -> float:
 
 
 def _sinc1(x: float) -> float:
-    return 1.0 - x * x / 6.0 if x < lie.SINC1_SERIES_BELOW else np.sin(x) / x
+    if x < lie.SINC1_SERIES_BELOW:
+        x2 = x * x
+        return 1.0 - x2 / 6.0 + x2 * x2 / 120.0 - x2 * x2 * x2 / 5040.0
+    return np.sin(x) / x
 
 
 def _cosc2(x: float) -> float:
@@ -68,7 +71,7 @@ def _cosc2(x: float) -> float:
 def _sinc3(x: float) -> float:
     if x < lie.SINC3_SERIES_BELOW:
         x2 = x * x
-        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0
+        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0 - x2 * x2 * x2 / 362880.0
     return (x - np.sin(x)) / (x * x * x)
 
 
@@ -239,13 +242,27 @@ def rattlie_numpy(
     R, x, w = sys_.split(model.y0)
     mu = h * sys_.initial_multipliers(R, w)
     w_older = w.copy()  # v_{n-1} for the predictor
+    mu_prev = mu.copy()
+    d1 = np.zeros(nv)  # Delta_{n-1/2}, Delta_{n-3/2}, Delta_{n-5/2}
+    d2 = np.zeros(nv)
+    d3 = np.zeros(nv)
     K = np.zeros((nv + nm, nv + nm))
     iters = []
     t0 = time.perf_counter()
     for k in range(n_steps):
         p = M @ w
         Bn = sys_.jacobian(R)
-        delta = 1.5 * w - 0.5 * w_older if k > 0 else w.copy()
+        # the kernel's predictors: Delta quadratically extrapolated (after three steps), mu linearly
+        if k > 2:
+            delta = 3.0 * d1 - 3.0 * d2 + d3
+        elif k > 0:
+            delta = 1.5 * w - 0.5 * w_older
+        else:
+            delta = w.copy()
+        last = mu.copy()
+        if k > 1:
+            mu = 2.0 * last - mu_prev
+        mu_prev = last
         converged = False
         prev_upd = np.inf
         it = 0
@@ -288,6 +305,7 @@ def rattlie_numpy(
         if not converged:
             raise RuntimeError(f"rattlie_numpy: Newton did not converge at step {k + 1} (t = {(k + 1) * h:g} s)")
         hd = h * delta
+        d3, d2, d1 = d2, d1, delta.copy()
         R, x = sys_.advance(R, x, hd)
         # stage (b)
         B1 = sys_.jacobian(R)

@@ -83,9 +83,10 @@ __all__ = [
 ]
 
 # Series switch-over thresholds, ALGORITHMS.md section 0 (from StHante/liegroup, singular_functions.F90).
-SINC1_SERIES_BELOW = 1.0e-4
+SINC1_SERIES_BELOW = 1.0e-2  # 4-term series: truncation x^8/9! < 3e-22
 COSC2_SERIES_BELOW = 1.0e-2
-SINC3_SERIES_BELOW = 1.0e-4
+SINC3_SERIES_BELOW = 1.0e-2  # 4-term series: truncation x^8/11! < 3e-24 (closed form loses
+# 4e-8 relative just above 1e-4 by cancellation)
 C_SERIES_BELOW = 1.0e-2
 C3_SERIES_BELOW = 0.2
 # Derivative coefficients (chosen here: closed form and series both ~1e-14 relative at the switch).
@@ -248,9 +249,12 @@ def _horner(coefs, x2):
 
 @numba.njit(cache=True)
 def sinc1(x):
-    """sin(x)/x; series 1 - x^2/6 below 1e-4 (ALGORITHMS.md section 0, liegroup ``sinx_x``)."""
+    """sin(x)/x; series 1 - x^2/6 + x^4/120 - x^6/5040 below 1e-2 (ALGORITHMS.md section 0 uses two terms
+    below 1e-4, liegroup ``sinx_x``; the longer series is as exact and spares the sin call at the small angles
+    of a time step)."""
     if abs(x) < SINC1_SERIES_BELOW:
-        return 1.0 - x * x / 6.0
+        x2 = x * x
+        return 1.0 - x2 / 6.0 + x2 * x2 / 120.0 - x2 * x2 * x2 / 5040.0
     return math.sin(x) / x
 
 
@@ -269,10 +273,11 @@ def cosc2(x):
 
 @numba.njit(cache=True)
 def sinc3(x):
-    """(x - sin x)/x^3; series 1/6 - x^2/120 + x^4/5040 below 1e-4 (ALGORITHMS.md section 0)."""
+    """(x - sin x)/x^3; series 1/6 - x^2/120 + x^4/5040 - x^6/362880 below 1e-2 (ALGORITHMS.md section 0 uses
+    three terms below 1e-4; above 1e-4 the closed form loses digits by cancellation)."""
     if abs(x) < SINC3_SERIES_BELOW:
         x2 = x * x
-        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0
+        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0 - x2 * x2 * x2 / 362880.0
     return (x - math.sin(x)) / (x * x * x)
 
 

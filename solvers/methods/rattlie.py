@@ -11,7 +11,8 @@ One step from (q_n, p_n = M v_n), ALGORITHMS.md section 1, with f = grad U and B
 
 T^-T acts on the rotational blocks only (the R^3 blocks have T = I). Newton for (a) is a simplified Newton
 iteration: the exact Jacobian [[T^-T(-h Delta) M - h D(-h Delta; M Delta), B(q_n)^T / 2],
-[B(q_{n+1}) T(h Delta), 0]] is evaluated at the predictor (Delta ~ 1.5 v_n - 0.5 v_{n-1}, the last multiplier) and
+[B(q_{n+1}) T(h Delta), 0]] is evaluated at the predictor (Delta ~ 1.5 v_n - 0.5 v_{n-1}, the multiplier
+extrapolated linearly from the last two steps) and
 kept for the step; since the predictor is O(h^2) off, the contraction factor is O(h^2) and the iteration count
 equals full Newton's. It is solved through the block-diagonal first block (3x3 rotational blocks, m I
 translational blocks) and the Schur complement on the 3K multipliers. (b) is solved the same way with M.
@@ -59,13 +60,13 @@ def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_
     return n_saved
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
             info):
     """RATTLie kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter].
 
-    work = [w_{n-1} (6N), w_n (6N), mu (3K)]: previous velocities (acceleration diagnostic, predictor) and the
-    last stage-(a) multiplier (predictor).
+    work = [w_{n-1} (6N), w_n (6N), mu_{n-1} (3K), mu_{n-2} (3K)]: previous velocities (acceleration diagnostic,
+    predictor) and the last two stage-(a) multipliers (linear extrapolation as predictor).
     """
     rd = data[0]
     mass = rd[0]
@@ -79,6 +80,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     w_older = work[0:nv]
     w_old = work[nv : 2 * nv]
     mu = work[2 * nv : 2 * nv + nm]
+    mu_prev = work[2 * nv + nm : 2 * nv + 2 * nm]
+    d1 = work[2 * nv + 2 * nm : 3 * nv + 2 * nm]  # Delta_{n-1/2}
+    d2 = work[3 * nv + 2 * nm : 4 * nv + 2 * nm]  # Delta_{n-3/2}
+    d3 = work[4 * nv + 2 * nm : 5 * nv + 2 * nm]  # Delta_{n-5/2}
     if k0 == 0:
         n_saved = _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_old, w_older, mu,
                                   t_start)
@@ -129,9 +134,18 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         rigid.mass_times(rd, w, p)
         rigid.potential_gradient(rd, y, f)
         rigid.constraint_jacobian(rd, y, Bn)
-        # predictor: Delta ~ v_{n+1/2} ~ 1.5 v_n - 0.5 v_{n-1}; mu from the last step
+        # predictor: Delta quadratically extrapolated from the last three steps (O(h^3)), at the first steps
+        # v_{n+1/2} ~ 1.5 v_n - 0.5 v_{n-1}; mu linearly extrapolated from the last two steps
         for r in range(nv):
-            delta[r] = 1.5 * w[r] - 0.5 * w_older[r] if k > 0 else w[r]
+            if k > 2:
+                delta[r] = 3.0 * d1[r] - 3.0 * d2[r] + d3[r]
+            else:
+                delta[r] = 1.5 * w[r] - 0.5 * w_older[r] if k > 0 else w[r]
+        for r in range(nm):
+            last = mu[r]
+            if k > 1:
+                mu[r] = 2.0 * last - mu_prev[r]
+            mu_prev[r] = last
         converged = False
         res = 0.0
         prev_upd = np.inf
@@ -242,6 +256,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return s, kernels.NEWTON, n_saved
         for r in range(nv):
             hd[r] = h * delta[r]
+            d3[r] = d2[r]
+            d2[r] = d1[r]
+            d1[r] = delta[r]
         rigid.advance_configuration(y, hd, y1)
         # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
         rigid.constraint_jacobian(rd, y1, B1)
@@ -302,8 +319,8 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    """Two velocity vectors and one multiplier vector."""
-    return 2 * rigid.n_velocity(model.data) + rigid.n_multipliers(model.data)
+    """Two velocity vectors, two multiplier vectors, three Delta vectors (the predictors' history)."""
+    return 5 * rigid.n_velocity(model.data) + 2 * rigid.n_multipliers(model.data)
 
 
 METHOD = Method(
