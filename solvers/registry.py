@@ -5,7 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import lgvi, lie_galpha, rattlie, rk4
+from .methods import lgvi, lie_galpha, rattlie, rk4, spark
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -37,6 +37,7 @@ METHODS: dict[str, Method] = {
         rattlie.METHOD,
         lgvi.METHOD,
         lgvi.METHOD_LAGRANGIAN,
+        spark.METHOD,
     )
 }
 

@@ -271,3 +271,116 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     d[4] = np.nan
     d[5] = np.nan
     d[6] = np.nan
+
+
+@njit(cache=True)
+def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
+    """Force Jacobian JF = df/dq = -d2U/dq2 (n, n), overwritten (only the cosine terms contribute)."""
+    ct = data[2]
+    n = q.shape[0]
+    for r in range(n):
+        for c in range(n):
+            JF[r, c] = 0.0
+    for k in range(ct.shape[0]):
+        i = int(ct[k, 0])
+        JF[i, i] += ct[k, 1] * np.cos(q[i] + ct[k, 2])
+
+
+@njit(cache=True)
+def _point_second(pt: np.ndarray, q: np.ndarray, P: np.ndarray, Jp: np.ndarray, ddP: np.ndarray) -> int:
+    """Point position P (2), Jacobian Jp (2, n) and its only second derivative ddP = d2P/dq_k^2 (2); returns k.
+
+    k is the angle coordinate the point depends on nonlinearly (-1 for FIXED and PAIR points, ddP = 0).
+    """
+    n = q.shape[0]
+    for r in range(2):
+        for c in range(n):
+            Jp[r, c] = 0.0
+        ddP[r] = 0.0
+    typ = int(pt[0])
+    i = int(pt[1])
+    ax = pt[2]
+    ay = pt[3]
+    if typ == FIXED:
+        P[0] = ax
+        P[1] = ay
+        return -1
+    if typ == PAIR:
+        P[0] = q[i]
+        P[1] = q[i + 1]
+        Jp[0, i] = 1.0
+        Jp[1, i + 1] = 1.0
+        return -1
+    if typ == BODY:
+        c = np.cos(q[i + 2])
+        s = np.sin(q[i + 2])
+        rx = c * ax - s * ay
+        ry = s * ax + c * ay
+        P[0] = q[i] + rx
+        P[1] = q[i + 1] + ry
+        Jp[0, i] = 1.0
+        Jp[1, i + 1] = 1.0
+        Jp[0, i + 2] = -ry
+        Jp[1, i + 2] = rx
+        ddP[0] = -rx
+        ddP[1] = -ry
+        return i + 2
+    s = np.sin(q[i])
+    c = np.cos(q[i])
+    P[0] = ax * s
+    P[1] = -ax * c
+    Jp[0, i] = ax * c
+    Jp[1, i] = ax * s
+    ddP[0] = -ax * s
+    ddP[1] = ax * c
+    return i
+
+
+@njit(cache=True)
+def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarray, G: np.ndarray, H: np.ndarray,
+                       P4: np.ndarray, J4: np.ndarray) -> int:
+    """phi, G = dPhi/dq and the weighted Hessian H = sum_r z_r d2Phi_r/dq2 = d(G^T z)/dq (n, n); returns rows.
+
+    Allocation-free: P4 (4, 2) and J4 (4, n) are scratch. H is symmetric; G and H are overwritten.
+    """
+    pts = data[3]
+    cons = data[4]
+    n = q.shape[0]
+    for r in range(n):
+        for c in range(n):
+            H[r, c] = 0.0
+    Ja = J4[0:2]
+    Jb = J4[2:4]
+    row = 0
+    for k in range(cons.shape[0]):
+        typ = int(cons[k, 0])
+        ka = _point_second(pts[int(cons[k, 1])], q, P4[0], Ja, P4[2])
+        kb = _point_second(pts[int(cons[k, 2])], q, P4[1], Jb, P4[3])
+        if typ == COINCIDE:
+            for r in range(2):
+                phi[row + r] = P4[0, r] - P4[1, r]
+                for c in range(n):
+                    G[row + r, c] = Ja[r, c] - Jb[r, c]
+                if ka >= 0:
+                    H[ka, ka] += z[row + r] * P4[2, r]
+                if kb >= 0:
+                    H[kb, kb] -= z[row + r] * P4[3, r]
+            row += 2
+        else:
+            L = cons[k, 3]
+            dx = P4[0, 0] - P4[1, 0]
+            dy = P4[0, 1] - P4[1, 1]
+            phi[row] = dx * dx + dy * dy - L * L
+            zr = z[row]
+            for c in range(n):
+                jx = Ja[0, c] - Jb[0, c]
+                jy = Ja[1, c] - Jb[1, c]
+                G[row, c] = 2.0 * (dx * jx + dy * jy)
+                for e in range(n):
+                    H[c, e] += 2.0 * zr * (jx * (Ja[0, e] - Jb[0, e]) + jy * (Ja[1, e] - Jb[1, e]))
+            if ka >= 0:
+                H[ka, ka] += 2.0 * zr * (dx * P4[2, 0] + dy * P4[2, 1])
+            if kb >= 0:
+                H[kb, kb] -= 2.0 * zr * (dx * P4[3, 0] + dy * P4[3, 1])
+            row += 1
+    return row

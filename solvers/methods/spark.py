@@ -1,0 +1,494 @@
+"""Gauss-Lobatto SPARK (s,s) methods (Jay, SIAM J. Numer. Anal. 45 (2007) 1814-1842; seed 003) on the planar
+generalized-coordinate machinery, with seed 003's gamma-modified mass matrix (seed eq. 7)
+
+    M_gamma(q) = M + gamma (I - S(q)),   I - S = A^T (A A^T)^-1 A,   A = dPhi/dq,
+
+which adds zero kinetic energy on the constraint manifold (it changes nothing physical, only the discretisation).
+gamma = 0 is plain SPARK. Order 2s, symplectic, symmetric; position and velocity constraints hold at every step.
+
+Formulation (ALGORITHMS.md section 4: the Galerkin variational form of the method). One step from (q0, p0 = M qdot0):
+the step's polynomial q_d(tau) of degree s through control points q^0 = q0, q^1..q^s = q1 at the s + 1 Lobatto nodes
+ct_nu; Gauss points (c_i, b_i): Q_i = sum_nu l_nu(c_i) q^nu, V_i = (1/h) sum_nu l_nu'(c_i) q^nu; discrete action
+
+    S = h sum_i b_i [ V_i^T M_gamma(Q_i) V_i / 2 - U(Q_i) ] - h sum_nu bt_nu Lambda_nu^T Phi(q^nu)
+
+(multipliers at every control point, Lobatto weights bt). With E_i = dL/dq (Q_i, V_i) = f(Q_i) + K_i,
+Y_i = M_gamma(Q_i) V_i and mu_nu = h Lambda_nu the step equations are
+
+    R_nu = delta_nu0 p0 + sum_i b_i [h l_nu(c_i) E_i + l_nu'(c_i) Y_i] - bt_nu G(q^nu)^T mu_nu = 0,   nu = 0..s-1,
+    Phi(q^nu) / h = 0,                                                                               nu = 1..s,
+
+(unknowns Delta^nu = (q^nu - q0) / h, nu = 1..s, and mu_0..mu_{s-1}), then the linear stage
+p1 = sum_i b_i [h l_s(c_i) E_i + l_s'(c_i) Y_i] - bt_s G(q1)^T mu_s with G(q1) M^-1 p1 = 0, qdot1 = M^-1 p1
+(on the constraint manifold M_gamma qdot = M qdot, so the state keeps qdot). For constant M and gamma = 0 this is the
+SPARK method of ALGORITHMS.md section 4 (Gauss a_ij, b_j for the internal stages, Lobatto ct_j, bt_j for the
+constraints, at_ij = bt_j (1 - ah_ji / b_i)); for s = 1 and a constant force it is RATTLE (tests/test_spark.py).
+K_i = gamma sum_r z_r d2Phi_r/dq2 (V_i - A^T z), z = (A A^T)^-1 A V_i, A = G(Q_i) (derivative of the projector).
+
+Newton on (Delta, mu): the Jacobian is assembled from the stage derivatives dE/dQ, dE/dV, dY/dQ, dY/dV (chain rule
+through Q_i, V_i), d(G^T mu_nu)/dq (coords.constraint_hessian) and G. For gamma = 0 it is exact (dE/dQ = df/dq from
+coords.force_jacobian, dY/dV = M); for gamma != 0 the stage derivatives are central differences of the stage function
+(relative error ~1e-10, so the iteration still converges at Newton's rate; the derivatives of the projector term
+are not coded analytically). The matrix is formed and factorised at the first iterate and again whenever an iterate
+contracts by less than a factor 4.
+Predictor: the previous step's polynomial extrapolated to the new control points (at the first step
+Delta^nu = qdot0 + ct_nu h qddot0 / 2 and mu_nu = h lambda0 from the index-1 DAE).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels, tableaus
+from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..models import coords, dispatch
+from .base import NEWTON_OPTIONS, Method, Option
+
+# an update that no longer decreases but is below this is taken as converged to round-off
+STAGNATION = 1e-7
+HEADER = 4  # opts = [newton_tol, newton_max_iter, s, gamma, c (s), b (s), bt (s+1), ct (s+1), lag, dlag, extrap]
+
+
+@njit(cache=True)
+def difference_acceleration(w_older, w_old, w_new, h, k, acc):
+    """coords counterpart of rigid.difference_acceleration: qddot into acc[n:] from the last velocities.
+
+    Second-order backward difference (3 w_new - 4 w_old + w_older) / (2h), first order at the first step (k = 1).
+    """
+    n = w_new.shape[0]
+    for j in range(n):
+        if k <= 1:
+            acc[n + j] = (w_new[j] - w_old[j]) / h
+        else:
+            acc[n + j] = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
+
+
+@njit(cache=True)
+def _rows(cd):
+    cons = cd[4]
+    m = 0
+    for k in range(cons.shape[0]):
+        m += 2 if int(cons[k, 0]) == coords.COINCIDE else 1
+    return m
+
+
+@njit(cache=True)
+def _stage_jacobian(cd, gamma, m, Qi, Vi, EQ, EV, YQ, YV, Qp, Vp, Ep, Yp, Em, Ym, phi, G, H, P4, J4, z, AA):
+    """Derivatives of the stage function (E, Y)(Q, V): exact for gamma = 0 (EQ = df/dq, EV = 0, YQ = 0, YV = M);
+    for gamma != 0 central differences of _stage (step 1e-6 (1 + |x|), relative error ~1e-10). False if singular."""
+    M = cd[0]
+    n = M.shape[0]
+    if gamma == 0.0 or m == 0:
+        coords.force_jacobian(cd, Qi, EQ)
+        for r in range(n):
+            for c in range(n):
+                EV[r, c] = 0.0
+                YQ[r, c] = 0.0
+                YV[r, c] = M[r, c]
+        return True
+    for r in range(n):
+        Qp[r] = Qi[r]
+        Vp[r] = Vi[r]
+    for which in range(2):
+        x = Qp if which == 0 else Vp
+        for c in range(n):
+            x0 = x[c]
+            eps = 1e-6 * (1.0 + abs(x0))
+            x[c] = x0 + eps
+            ok = _stage(cd, gamma, m, Qp, Vp, Ep, Yp, phi, G, H, P4, J4, z, AA)
+            x[c] = x0 - eps
+            ok = ok and _stage(cd, gamma, m, Qp, Vp, Em, Ym, phi, G, H, P4, J4, z, AA)
+            x[c] = x0
+            if not ok:
+                return False
+            for r in range(n):
+                de = (Ep[r] - Em[r]) / (2.0 * eps)
+                dy = (Yp[r] - Ym[r]) / (2.0 * eps)
+                if which == 0:
+                    EQ[r, c] = de
+                    YQ[r, c] = dy
+                else:
+                    EV[r, c] = de
+                    YV[r, c] = dy
+    return True
+
+
+@njit(cache=True)
+def _stage(cd, gamma, m, Q, V, E, Y, phi, G, H, P4, J4, z, AA):
+    """E = f(Q) + K, Y = M_gamma(Q) V at one Gauss point; False if A A^T is singular."""
+    M = cd[0]
+    n = M.shape[0]
+    coords.force(cd, Q, E)
+    for r in range(n):
+        acc = 0.0
+        for c in range(n):
+            acc += M[r, c] * V[c]
+        Y[r] = acc
+    if gamma == 0.0 or m == 0:
+        return True
+    for r in range(m):
+        z[r] = 0.0
+    coords.constraint_hessian(cd, Q, z, phi, G, H, P4, J4)
+    for r in range(m):
+        acc = 0.0
+        for c in range(n):
+            acc += G[r, c] * V[c]
+        z[r] = acc
+        for e in range(m):
+            acc = 0.0
+            for c in range(n):
+                acc += G[r, c] * G[e, c]
+            AA[r, e] = acc
+    if not lu_solve_inplace(AA, z, m):
+        return False
+    # H = sum_r z_r d2Phi_r/dq2 at Q; u = A^T z (range component of V); Y = M V + gamma u; w = V - u in J4[0]
+    coords.constraint_hessian(cd, Q, z, phi, G, H, P4, J4)
+    for r in range(n):
+        u = 0.0
+        for e in range(m):
+            u += G[e, r] * z[e]
+        Y[r] += gamma * u
+        J4[0, r] = V[r] - u  # w = S V (J4 is free again)
+    for r in range(n):
+        acc = 0.0
+        for c in range(n):
+            acc += H[r, c] * J4[0, c]
+        E[r] += gamma * acc
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """SPARK kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{n-1} (n), qdot_n (n),
+    previous control points (s+1) n, previous multipliers mu_0..mu_s ((s+1) m)]."""
+    cd = data[1]
+    M = cd[0]
+    n = M.shape[0]
+    m = _rows(cd)
+    ny = y.shape[0]
+    tol = opts[0]
+    max_iter = int(opts[1])
+    s = int(opts[2])
+    gamma = opts[3]
+    o = HEADER
+    b = opts[o + s : o + 2 * s]
+    bt = opts[o + 2 * s : o + 3 * s + 1]
+    ct = opts[o + 3 * s + 1 : o + 4 * s + 2]
+    o2 = o + 4 * s + 2
+    lag = opts[o2 : o2 + s * (s + 1)].reshape((s, s + 1))
+    dlag = opts[o2 + s * (s + 1) : o2 + 2 * s * (s + 1)].reshape((s, s + 1))
+    extrap = opts[o2 + 2 * s * (s + 1) : o2 + 2 * s * (s + 1) + (s + 1) * (s + 1)].reshape((s + 1, s + 1))
+    w_older = work[0:n]
+    w_old = work[n : 2 * n]
+    qprev = work[2 * n : 2 * n + (s + 1) * n].reshape((s + 1, n))
+    muprev = work[2 * n + (s + 1) * n : 2 * n + (s + 1) * (n + m)].reshape((s + 1, m))
+
+    # scratch, allocated once per call
+    size = dispatch.scratch_size(kind, data)
+    As = np.empty((size, size))
+    bs = np.empty(size)
+    ydot = np.empty(ny)
+    acc = np.zeros(ny)
+    d = np.empty(kernels.N_DIAG)
+    mm = max(m, 1)
+    phi = np.empty(mm)
+    G = np.empty((mm, n))
+    Gs = np.empty((s + 1, mm, n))  # G(q^nu)
+    Hs = np.empty((s + 1, n, n))  # d(G^T mu_nu)/dq at q^nu
+    H = np.empty((n, n))
+    P4 = np.empty((4, 2))
+    J4 = np.empty((4, n))
+    z = np.empty(mm)
+    zero = np.zeros(mm)
+    AA = np.empty((mm, mm))
+    EV = np.empty((s, n, n))
+    YQ = np.empty((s, n, n))
+    YV = np.empty((s, n, n))
+    Qp = np.empty(n)
+    Vp = np.empty(n)
+    Ep = np.empty(n)
+    Yp = np.empty(n)
+    Em = np.empty(n)
+    Ym = np.empty(n)
+    qc = np.empty((s + 1, n))
+    dl = np.empty((s + 1, n))  # Delta^nu (row 0 unused)
+    mu = np.empty((s + 1, mm))
+    Q = np.empty((s, n))
+    V = np.empty((s, n))
+    E = np.empty((s, n))
+    Y = np.empty((s, n))
+    JF = np.empty((s, n, n))
+    N = s * (n + m)
+    J = np.empty((N, N))
+    piv = np.empty(N, dtype=np.int64)
+    res = np.empty(N)
+    p0 = np.empty(n)
+    a = np.empty(n)
+    qd1 = np.empty(n)
+    acc0 = np.empty(n)
+    lam0 = np.empty(mm)
+
+    t = t_start + k0 * h
+    if k0 == 0:
+        if not coords.rhs(cd, t, y, ydot, As, bs):
+            info[0] = t
+            return 0, kernels.SINGULAR, n_saved
+        for r in range(n):
+            acc[n + r] = ydot[n + r]
+            acc0[r] = ydot[n + r]
+            w_old[r] = y[n + r]
+            w_older[r] = y[n + r]
+        for r in range(m):
+            lam0[r] = bs[n + r]
+        coords.diagnostics(cd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+
+    for st in range(n_steps):
+        k = k0 + st
+        t = t_start + k * h
+        for r in range(n):
+            qc[0, r] = y[r]
+            acc_r = 0.0
+            for c in range(n):
+                acc_r += M[r, c] * y[n + c]
+            p0[r] = acc_r
+        # predictor
+        if k == 0:
+            for nu in range(1, s + 1):
+                for r in range(n):
+                    dl[nu, r] = y[n + r] + 0.5 * ct[nu] * h * acc0[r]
+            for nu in range(s + 1):
+                for r in range(m):
+                    mu[nu, r] = h * lam0[r]
+        else:
+            for nu in range(1, s + 1):
+                for r in range(n):
+                    qp = 0.0
+                    for j in range(s + 1):
+                        qp += extrap[nu, j] * qprev[j, r]
+                    dl[nu, r] = (qp - y[r]) / h
+            for nu in range(s + 1):
+                for r in range(m):
+                    mu[nu, r] = muprev[nu, r]
+        converged = False
+        rmax = 0.0
+        prev_upd = np.inf
+        fresh = True
+        it = 0
+        while it < max_iter:
+            it += 1
+            # control points, constraint terms at each of them
+            for nu in range(1, s + 1):
+                for r in range(n):
+                    qc[nu, r] = y[r] + h * dl[nu, r]
+            for nu in range(s + 1):
+                if nu == s or nu == 0:
+                    coords.constraint_hessian(cd, qc[nu], zero, phi, Gs[nu], Hs[nu], P4, J4)
+                else:
+                    coords.constraint_hessian(cd, qc[nu], mu[nu], phi, Gs[nu], Hs[nu], P4, J4)
+                if nu >= 1:
+                    for r in range(m):
+                        res[s * n + (nu - 1) * m + r] = phi[r] / h
+            # Gauss stages
+            for i in range(s):
+                for r in range(n):
+                    qv = 0.0
+                    vv = 0.0
+                    for nu in range(s + 1):
+                        qv += lag[i, nu] * qc[nu, r]
+                        if nu >= 1:
+                            vv += dlag[i, nu] * dl[nu, r]
+                    Q[i, r] = qv
+                    V[i, r] = vv
+                if not _stage(cd, gamma, m, Q[i], V[i], E[i], Y[i], phi, G, H, P4, J4, z, AA):
+                    info[0] = t
+                    return st, kernels.SINGULAR, n_saved
+                if fresh and not _stage_jacobian(cd, gamma, m, Q[i], V[i], JF[i], EV[i], YQ[i], YV[i], Qp, Vp, Ep, Yp,
+                                                 Em, Ym, phi, G, H, P4, J4, z, AA):
+                    info[0] = t
+                    return st, kernels.SINGULAR, n_saved
+            for nu in range(s):
+                for r in range(n):
+                    v = p0[r] if nu == 0 else 0.0
+                    for i in range(s):
+                        v += b[i] * (h * lag[i, nu] * E[i, r] + dlag[i, nu] * Y[i, r])
+                    for e in range(m):
+                        v -= bt[nu] * Gs[nu, e, r] * mu[nu, e]
+                    res[nu * n + r] = v
+            rmax = 0.0
+            for r in range(N):
+                rmax = max(rmax, abs(res[r]))
+                res[r] = -res[r]
+            if fresh:
+                for r in range(N):
+                    for c in range(N):
+                        J[r, c] = 0.0
+                for nu in range(s):
+                    for mu_i in range(1, s + 1):
+                        ro = nu * n
+                        co = (mu_i - 1) * n
+                        for r in range(n):
+                            for c in range(n):
+                                v = 0.0
+                                for i in range(s):
+                                    ln = lag[i, nu]
+                                    dn = dlag[i, nu]
+                                    lm = h * lag[i, mu_i]
+                                    dm = dlag[i, mu_i]
+                                    v += b[i] * (h * ln * (lm * JF[i, r, c] + dm * EV[i, r, c])
+                                                 + dn * (lm * YQ[i, r, c] + dm * YV[i, r, c]))
+                                if nu == mu_i:
+                                    v -= h * bt[nu] * Hs[nu, r, c]
+                                J[ro + r, co + c] = v
+                    for r in range(n):
+                        for e in range(m):
+                            J[nu * n + r, s * n + nu * m + e] = -bt[nu] * Gs[nu, e, r]
+                for nu in range(1, s + 1):
+                    for e in range(m):
+                        for c in range(n):
+                            J[s * n + (nu - 1) * m + e, (nu - 1) * n + c] = Gs[nu, e, c]
+                if not lu_factor_inplace(J, piv, N):
+                    info[0] = t
+                    return st, kernels.SINGULAR, n_saved
+                fresh = False
+            lu_solve_factored(J, piv, res, N)
+            big_d = 0.0
+            big_x = 0.0
+            for nu in range(1, s + 1):
+                for r in range(n):
+                    dd = res[(nu - 1) * n + r]
+                    dl[nu, r] += dd
+                    big_d = max(big_d, abs(dd))
+                    big_x = max(big_x, abs(dl[nu, r]))
+            big_m = 0.0
+            big_mu = 0.0
+            for nu in range(s):
+                for e in range(m):
+                    dd = res[s * n + nu * m + e]
+                    mu[nu, e] += dd
+                    big_m = max(big_m, abs(dd))
+                    big_mu = max(big_mu, abs(mu[nu, e]))
+            upd = max(big_d / (1.0 + big_x), big_m / (1.0 + big_mu))
+            if upd <= tol:
+                converged = True
+                break
+            if it > 2 and upd >= 0.5 * prev_upd and upd <= STAGNATION:
+                converged = True
+                break
+            if upd > 0.25 * prev_upd:
+                fresh = True
+            prev_upd = upd
+        maxima[7] += it
+        if not converged:
+            info[0] = t
+            info[1] = rmax
+            info[3] = it
+            return st, kernels.NEWTON, n_saved
+        # converged unknowns: control points and stages once more, then the linear velocity stage
+        for nu in range(1, s + 1):
+            for r in range(n):
+                qc[nu, r] = y[r] + h * dl[nu, r]
+        for i in range(s):
+            for r in range(n):
+                qv = 0.0
+                vv = 0.0
+                for nu in range(s + 1):
+                    qv += lag[i, nu] * qc[nu, r]
+                    if nu >= 1:
+                        vv += dlag[i, nu] * dl[nu, r]
+                Q[i, r] = qv
+                V[i, r] = vv
+            if not _stage(cd, gamma, m, Q[i], V[i], E[i], Y[i], phi, G, H, P4, J4, z, AA):
+                info[0] = t
+                return st, kernels.SINGULAR, n_saved
+        for r in range(n):
+            v = 0.0
+            for i in range(s):
+                v += b[i] * (h * lag[i, s] * E[i, r] + dlag[i, s] * Y[i, r])
+            a[r] = v
+        coords.constraint_hessian(cd, qc[s], zero, phi, G, H, P4, J4)
+        sz = n + m
+        for r in range(sz):
+            for c in range(sz):
+                As[r, c] = 0.0
+        for r in range(n):
+            for c in range(n):
+                As[r, c] = M[r, c]
+            bs[r] = a[r]
+        for e in range(m):
+            bs[n + e] = 0.0
+            for c in range(n):
+                As[n + e, c] = G[e, c]
+                As[c, n + e] = G[e, c]
+        if not lu_solve_inplace(As, bs, sz):
+            info[0] = t + h
+            return st, kernels.SINGULAR, n_saved
+        for r in range(n):
+            qd1[r] = bs[r]
+        for e in range(m):
+            mu[s, e] = bs[n + e] / bt[s]
+        for r in range(n):
+            ydot[r] = qc[s, r]
+            ydot[n + r] = qd1[r]
+        if not kernels.state_ok(ydot):
+            info[0] = t + h
+            return st, kernels.NONFINITE, n_saved
+        for r in range(ny):
+            y[r] = ydot[r]
+        for nu in range(s + 1):
+            for r in range(n):
+                qprev[nu, r] = qc[nu, r]
+            for e in range(m):
+                muprev[nu, e] = mu[nu, e]
+        difference_acceleration(w_older, w_old, qd1, h, k + 1, acc)
+        for r in range(n):
+            w_older[r] = w_old[r]
+            w_old[r] = qd1[r]
+        coords.diagnostics(cd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+    return n_steps, kernels.OK, n_saved
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array: [newton_tol, newton_max_iter, s, gamma] + the tableau (solvers.tableaus.spark)."""
+    s = int(o["s"])
+    tb = tableaus.spark(s)
+    return np.concatenate([
+        [o["newton_tol"], float(o["newton_max_iter"]), float(s), float(o["gamma"])],
+        tb["c"], tb["b"], tb["bt"], tb["ct"], tb["lag"].ravel(), tb["dlag"].ravel(), tb["extrap"].ravel(),
+    ])
+
+
+def work_size(model) -> int:
+    """Two velocity vectors, the previous step's control points and multipliers (for s up to MAX_S)."""
+    n = model.data[0].shape[0]
+    m = coords.n_rows(model.data)
+    return 2 * n + (tableaus.MAX_S + 1) * (n + m)
+
+
+METHOD = Method(
+    id="spark",
+    title="Gauss-Lobatto SPARK (s,s) (Jay 2007), seed 003",
+    seed="003",
+    order=4,
+    description=(
+        "Symplectic, symmetric Gauss-Lobatto SPARK (s,s) method of order 2s (s = 1..4; the order shown is for the "
+        "default s = 2) with seed 003's gamma-modified mass matrix M + gamma (I - S(q)) (gamma changes the "
+        "discretisation, not the physics): position and velocity constraints hold to the Newton tolerance, energy "
+        "error stays bounded."
+    ),
+    kernel=advance,
+    machineries=("coords",),
+    options={
+        "s": Option(2, "stages: s Gauss points, s + 1 Lobatto constraint nodes; order 2s", "int", 1, tableaus.MAX_S),
+        "gamma": Option(0.0, "seed 003's mass-matrix parameter gamma (0: plain SPARK)", "float", -1e6, 1e6),
+        **NEWTON_OPTIONS,
+    },
+    pack=pack,
+    work_size=work_size,
+    properties=("implicit", "symplectic", "symmetric", "constraints at position and velocity level"),
+)
