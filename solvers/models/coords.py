@@ -81,58 +81,6 @@ def point_positions(data: tuple, q: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _point(pt: np.ndarray, q: np.ndarray, qd: np.ndarray, P: np.ndarray, Jp: np.ndarray, Pv: np.ndarray,
-           Pc: np.ndarray) -> None:
-    """Point position P (2), Jacobian rows Jp (2, n) (overwritten), velocity Pv and the term Pc = dJ/dt qdot."""
-    n = q.shape[0]
-    for r in range(2):
-        for c in range(n):
-            Jp[r, c] = 0.0
-        Pc[r] = 0.0
-    typ = int(pt[0])
-    i = int(pt[1])
-    ax = pt[2]
-    ay = pt[3]
-    if typ == FIXED:
-        P[0] = ax
-        P[1] = ay
-    elif typ == PAIR:
-        P[0] = q[i]
-        P[1] = q[i + 1]
-        Jp[0, i] = 1.0
-        Jp[1, i + 1] = 1.0
-    elif typ == BODY:
-        c = np.cos(q[i + 2])
-        s = np.sin(q[i + 2])
-        rx = c * ax - s * ay
-        ry = s * ax + c * ay
-        P[0] = q[i] + rx
-        P[1] = q[i + 1] + ry
-        Jp[0, i] = 1.0
-        Jp[1, i + 1] = 1.0
-        Jp[0, i + 2] = -ry
-        Jp[1, i + 2] = rx
-        w = qd[i + 2]
-        Pc[0] = -rx * w * w
-        Pc[1] = -ry * w * w
-    else:
-        s = np.sin(q[i])
-        c = np.cos(q[i])
-        P[0] = ax * s
-        P[1] = -ax * c
-        Jp[0, i] = ax * c
-        Jp[1, i] = ax * s
-        w = qd[i]
-        Pc[0] = -ax * s * w * w
-        Pc[1] = ax * c * w * w
-    for r in range(2):
-        acc = 0.0
-        for cc in range(n):
-            acc += Jp[r, cc] * qd[cc]
-        Pv[r] = acc
-
-
-@njit(cache=True)
 def constraint_terms(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray,
                      gdot_qd: np.ndarray) -> int:
     """Constraint residual phi, Jacobian G = dPhi/dq and dG/dt qdot at (q, qdot); returns the row count."""
@@ -334,6 +282,24 @@ def _point_second(pt: np.ndarray, q: np.ndarray, P: np.ndarray, Jp: np.ndarray, 
     ddP[0] = -ax * s
     ddP[1] = ax * c
     return i
+
+
+@njit(cache=True)
+def _point(pt: np.ndarray, q: np.ndarray, qd: np.ndarray, P: np.ndarray, Jp: np.ndarray, Pv: np.ndarray,
+           Pc: np.ndarray) -> None:
+    """Point position P (2), Jacobian rows Jp (2, n) (overwritten), velocity Pv and the term Pc = dJ/dt qdot.
+
+    A point depends nonlinearly on at most one angle q_k, so dJ/dt qdot = (d2P/dq_k^2) qdot_k^2 (_point_second).
+    """
+    k = _point_second(pt, q, P, Jp, Pc)
+    w2 = qd[k] * qd[k] if k >= 0 else 0.0
+    n = q.shape[0]
+    for r in range(2):
+        Pc[r] *= w2
+        acc = 0.0
+        for cc in range(n):
+            acc += Jp[r, cc] * qd[cc]
+        Pv[r] = acc
 
 
 @njit(cache=True)
