@@ -52,6 +52,21 @@ STAGNATION = 1e-7
 HEADER = 4  # opts = [newton_tol, newton_max_iter, s, gamma, c (s), b (s), bt (s+1), ct (s+1), lag, dlag, extrap]
 
 
+@njit(cache=True, inline="always")
+def _interpolate(lag, dlag, qc, dl, i, Qi, Vi):
+    """Gauss stage i of the degree-s polynomial through the control points: Q_i = sum_nu l_nu(c_i) q^nu,
+    V_i = sum_nu l'_nu(c_i) Delta^nu (Delta^0 = 0)."""
+    for r in range(Qi.shape[0]):
+        qv = 0.0
+        vv = 0.0
+        for nu in range(qc.shape[0]):
+            qv += lag[i, nu] * qc[nu, r]
+            if nu >= 1:
+                vv += dlag[i, nu] * dl[nu, r]
+        Qi[r] = qv
+        Vi[r] = vv
+
+
 @njit(cache=True)
 def difference_acceleration(w_older, w_old, w_new, h, k, acc):
     """coords counterpart of rigid.difference_acceleration: qddot into acc[n:] from the last velocities.
@@ -295,15 +310,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         res[s * n + (nu - 1) * m + r] = phi[r] / h
             # Gauss stages
             for i in range(s):
-                for r in range(n):
-                    qv = 0.0
-                    vv = 0.0
-                    for nu in range(s + 1):
-                        qv += lag[i, nu] * qc[nu, r]
-                        if nu >= 1:
-                            vv += dlag[i, nu] * dl[nu, r]
-                    Q[i, r] = qv
-                    V[i, r] = vv
+                _interpolate(lag, dlag, qc, dl, i, Q[i], V[i])
                 if not _stage(cd, gamma, m, Q[i], V[i], E[i], Y[i], phi, G, H, P4, J4, z, AA):
                     info[0] = t
                     return st, kernels.SINGULAR, n_saved
@@ -393,15 +400,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for r in range(n):
                 qc[nu, r] = y[r] + h * dl[nu, r]
         for i in range(s):
-            for r in range(n):
-                qv = 0.0
-                vv = 0.0
-                for nu in range(s + 1):
-                    qv += lag[i, nu] * qc[nu, r]
-                    if nu >= 1:
-                        vv += dlag[i, nu] * dl[nu, r]
-                Q[i, r] = qv
-                V[i, r] = vv
+            _interpolate(lag, dlag, qc, dl, i, Q[i], V[i])
             if not _stage(cd, gamma, m, Q[i], V[i], E[i], Y[i], phi, G, H, P4, J4, z, AA):
                 info[0] = t
                 return st, kernels.SINGULAR, n_saved
