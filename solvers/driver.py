@@ -31,8 +31,11 @@ def sample_plan(n_total: int, max_samples: int | None) -> tuple[int, int]:
     return stride, n_total // stride + 2
 
 
-def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method) -> tuple[str, str]:
+def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
+             y: np.ndarray | None = None) -> tuple[str, str]:
     t = float(info[0])
+    note = model.extra.get("state_note")
+    where = f"; {note(y)}" if note is not None and y is not None else ""
     if code == kernels.NONFINITE:
         return "diverged", (
             f"diverged at t = {t:.6g} s (step {k + 1}): the state became non-finite or exceeded "
@@ -55,7 +58,12 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method) 
         )
     if code == kernels.DOMAIN:
         why = model.extra.get("domain_message", "the method left its domain of validity")
-        return "failed", f"failed at t = {t:.6g} s (step {k + 1}): {why}"
+        return "failed", f"failed at t = {t:.6g} s (step {k + 1}): {why}{where}"
+    if code == kernels.STEPSIZE:
+        how = (f"more than {int(info[7])} internal steps in one output step" if info[7] > 0 else
+               f"the step size fell to {info[6]:.3g} s, the minimum at this time (16 eps t)")
+        return "failed", (f"failed at t = {t:.6g} s (output step {k + 1}): {method.id} cannot meet its error "
+                          f"tolerance: {how}{where}")
     return "failed", f"kernel returned unknown status {code} at t = {t:.6g} s"
 
 
@@ -103,7 +111,7 @@ def run(
         wall = time.perf_counter() - w0
         k += int(done)
         if code != kernels.OK:
-            status, message = _message(int(code), info, k, model, method)
+            status, message = _message(int(code), info, k, model, method, y)
             break
         if progress is not None and k < n_total and progress(k / n_total) is False:
             status, message = "cancelled", f"cancelled by the user at t = {k * h:.6g} s after {k} steps"
@@ -140,6 +148,8 @@ def run(
     }
     if info[2] > 0:
         summary["switches"] = int(info[2])
+    if method.report is not None:
+        summary.update(method.report(work, info))
     return Result(
         benchmark=benchmark,
         method=method.id,

@@ -12,7 +12,15 @@ Every method kernel has the signature
 - global step index ``k`` runs from ``k0`` to ``k0 + n_steps``; time is ``t_start + k h``;
 - ``samples`` rows are ``[t, y..., diagnostics...]`` saved every ``stride`` steps and at the last step;
 - ``maxima`` holds running maxima over every step (see ``MAXIMA``), ``ref`` the values at t = 0;
-- ``info`` receives details of a failure (time, residual) for the Python-side message.
+- ``info`` receives details of a failure (time, residual) for the Python-side message: ``info[0]`` time,
+  ``info[1]`` residual, ``info[2]`` rotation-vector switches, ``info[3]`` Newton iterations; adaptive methods
+  add ``info[4]`` accepted and ``info[5]`` rejected internal steps, ``info[6]`` the step size at a failure and
+  ``info[7]`` the internal-step cap when that cap stopped the run.
+
+Adaptive methods keep the same contract with ``h`` as the OUTPUT spacing and the largest internal step: one
+"step" ``k -> k + 1`` integrates adaptively from ``t_start + k h`` to ``t_start + (k + 1) h`` with as many
+internal steps as the error control needs and lands on the grid point, where it records; their step-size
+memory lives in ``work``. The driver's chunking, progress and cancel are unchanged.
 
 Status codes map to messages in :mod:`solvers.driver`.
 """
@@ -28,6 +36,7 @@ NONFINITE = 1  # state became non-finite or exploded -> "diverged"
 NEWTON = 2  # Newton iteration did not converge -> "failed"
 SINGULAR = 3  # a linear system was singular -> "failed"
 DOMAIN = 4  # the method left its domain (e.g. rotation-vector singularity) -> "failed"
+STEPSIZE = 5  # an adaptive method's step size underflowed or it hit its internal-step cap -> "failed"
 
 # diagnostics row (length N_DIAG), same order in samples and maxima
 DIAG_FIELDS = (

@@ -57,7 +57,8 @@ class Method:
 
     ``machineries`` lists the model families the kernel advances; ``benchmarks`` optionally narrows the
     benchmarks it is offered on. ``pack`` turns validated options into the kernel's float array, and
-    ``work_size`` gives the length of its persistent work array for a model.
+    ``work_size`` gives the length of its persistent work array for a model. ``report(work, info)``, if
+    given, returns extra summary entries after a run (adaptive step counts, switch times).
     """
 
     id: str
@@ -72,6 +73,7 @@ class Method:
     work_size: Callable[[Model], int] = lambda m: 1
     benchmarks: tuple[str, ...] | None = None
     properties: tuple[str, ...] = ()
+    report: Callable[[np.ndarray, np.ndarray], dict[str, Any]] | None = None
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""

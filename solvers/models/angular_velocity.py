@@ -72,9 +72,9 @@ def switch(y: np.ndarray, threshold: float) -> bool:
 
 
 @njit(cache=True)
-def diagnostics(data: tuple, t: float, y: np.ndarray, d: np.ndarray) -> None:
-    """Rotation error |vee(log(R_num^T R_exact))| (seed 002 eq. 17) and orthogonality; others NaN."""
-    R = lie.expm_so3(y)
+def rotation_diagnostics(t: float, R: np.ndarray, d: np.ndarray) -> None:
+    """Diagnostics of a method's own rotation matrix R at time t: rotation error |vee(log(R^T R_exact))|
+    (seed 002 eq. 17) and orthogonality ||I - R R^T||; the other fields are NaN."""
     Re = lie.expm_so3(theta_exact(t))
     w = lie.logm_so3(R.T @ Re)
     for j in range(4):
@@ -82,6 +82,32 @@ def diagnostics(data: tuple, t: float, y: np.ndarray, d: np.ndarray) -> None:
     d[4] = lie.orthogonality_error(R)
     d[5] = np.nan
     d[6] = np.sqrt(w[0] ** 2 + w[1] ** 2 + w[2] ** 2)
+
+
+@njit(cache=True)
+def diagnostics(data: tuple, t: float, y: np.ndarray, d: np.ndarray) -> None:
+    """Rotation error |vee(log(R_num^T R_exact))| (seed 002 eq. 17) and orthogonality of R_num = exp(hat(y))."""
+    rotation_diagnostics(t, lie.expm_so3(y), d)
+
+
+@njit(cache=True)
+def rotation_state(t: float, R: np.ndarray, y: np.ndarray, d: np.ndarray) -> None:
+    """For methods that advance R itself: y = the principal rotation vector log(R) (|y| <= pi, the benchmark's
+    state layout) and the diagnostics d of R itself (not of exp(hat(y)))."""
+    w = lie.logm_so3(R)
+    for i in range(3):
+        y[i] = w[i]
+    rotation_diagnostics(t, R, d)
+
+
+def singularity_note(y: np.ndarray) -> str:
+    """Where a rotation vector stands relative to the singularities |theta| = 2 k pi (for failure messages)."""
+    v = float(np.linalg.norm(y[:3]))
+    k = max(1, round(v / TWO_PI))
+    return (
+        f"|theta| = {v:.9g}, {abs(v - k * TWO_PI):.2g} from the rotation-vector singularity |theta| = "
+        f"{'' if k == 1 else f'{k} x '}2 pi, where T^-1 (seed 002 eq. 12) is unbounded"
+    )
 
 
 def rotations(theta: np.ndarray) -> np.ndarray:
@@ -108,7 +134,12 @@ def build(p: dict[str, Any]) -> Model:
         R = rotations(states[:, :3])
         return np.concatenate([np.zeros((R.shape[0], 1, 3)), R.transpose(0, 2, 1)], axis=1)
 
-    return Model("rotvec", data, np.zeros(3), unpack, points, ("origin", "e1", "e2", "e3"))
+    extra = {
+        "domain_message": "the rotation vector reached the singularity |theta| = 2 k pi of seed 002's kinematics "
+                          "(eq. 12); seed 002's switch (rotvec_rk45_switch, rk4's switch option) avoids it",
+        "state_note": singularity_note,
+    }
+    return Model("rotvec", data, np.zeros(3), unpack, points, ("origin", "e1", "e2", "e3"), extra)
 
 
 BENCHMARK = Benchmark(
