@@ -139,3 +139,56 @@ def test_joint_a_velocity_matches_the_constraint_norm():
     a = papers.joint_a_velocity(res)
     assert np.all(a <= res.constraint_velocity + 1e-15)
     assert math.isclose(papers.rod2_x(res)[0], res.state["x"][0, 1, 0])
+
+
+# seed 002: rotation from angular velocity (full 2 s runs: a few ms each)
+
+
+@pytest.fixture(scope="module")
+def seed002():
+    return papers.run_experiment("seed002", max_samples=500)
+
+
+def test_seed002_runs_series_and_claims(seed002):
+    text = json.dumps(seed002, allow_nan=False)
+    assert json.loads(text)["id"] == "seed002"
+    ran = {r["label"]: r for r in seed002["runs"]}
+    assert set(ran) == {"method 1", "method 2", "quaternion", "RKMK4", "Magnus-4"}
+    m1, m2 = ran["method 1"], ran["method 2"]
+    assert m1["status"] == "failed" and "singularity" in m1["message"]
+    assert m2["status"] == "ok" and abs(m2["t"][-1] - 2.0) < 1e-9
+    for lab in ("quaternion", "RKMK4", "Magnus-4"):
+        assert ran[lab]["status"] == "ok"
+        assert ran[lab]["t"] == pytest.approx(m2["t"])  # sampled at the paper runs' times
+    assert set(m2["series"]) == {"theta_1", "theta_2", "theta_3", "theta_norm", "rotation_error"}
+    for r in ran.values():
+        for key, values in r["series"].items():
+            assert len(values) == len(r["t"]), key
+    # Fig. 6: method 1 stays below 2 pi until it stops; method 2 stays in the stable region
+    assert max(m1["series"]["theta_norm"]) < 2 * np.pi
+    assert max(m2["series"]["theta_norm"]) <= 1.5 * np.pi + 1e-9
+    assert m2["series"]["theta_2"][1] == pytest.approx(5 * m2["t"][1], rel=1e-8)  # theta_2 = 5 t before switching
+    assert len(m2["summary"]["switch_times"]) == m2["summary"]["switches"] >= 2
+    claims = {c["id"]: c for c in seed002["claims"]}
+    assert set(claims) == {c.key for c in papers.SEED002.claims}
+    for c in claims.values():
+        assert isinstance(c["reproduced"], bool), c
+    assert claims["method1_fails"]["values"]["t_fail"] == pytest.approx(
+        claims["method1_fails"]["values"]["t_singular"], abs=1e-3)
+
+
+def test_seed002_shortened_run_does_not_claim_the_failure():
+    """Shortened to 0.4 s, method 1 has not reached the singularity: the claim is then not measured, not passed."""
+    out = papers.run_experiment("seed002", max_samples=50, t_end=0.4)
+    claims = {c["id"]: c for c in out["claims"]}
+    assert claims["method1_fails"]["reproduced"] is None and claims["method1_fails"]["status"] == "not measured"
+    assert "before |theta_exact| reaches 2 pi" in claims["method1_fails"]["measured"]
+    assert claims["method2_completes"]["reproduced"] is True
+
+
+def test_norm_crossings():
+    t = papers.norm_crossings(2 * np.pi)
+    assert len(t) == 1 and t[0] == pytest.approx(0.5217944, abs=1e-6)
+    from solvers.models.angular_velocity import theta_exact
+
+    assert np.linalg.norm(theta_exact(t[0])) == pytest.approx(2 * np.pi, abs=1e-12)
