@@ -60,6 +60,10 @@ def pair_speed(benchmark: str, method: str, steps: int, repeat: int) -> dict[str
         "cpu_s": best,
         "us_per_step": 1e6 * best / max(res.steps, 1),
         "steps_per_second": res.steps / best if best > 0 else float("nan"),
+        # adaptive methods: h is the output spacing; their cost per internal step
+        **({"internal_steps": res.summary["internal_steps"],
+            "us_per_internal_step": 1e6 * best / max(res.summary["internal_steps"], 1)}
+           if "internal_steps" in res.summary else {}),
     }
 
 
@@ -98,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'benchmark':26s} {'method':18s} {'h':>8s} {'us/step':>9s} {'steps/s':>12s} status")
     for r in rows:
         print(f"{r['benchmark']:26s} {r['method']:18s} {r['h']:8.0e} {r['us_per_step']:9.3f} "
-              f"{r['steps_per_second']:12,.0f} {r['status']}")
+              f"{r['steps_per_second']:12,.0f} {r['status']}"
+              + (f" ({r['us_per_internal_step']:.3f} us per internal step, {r['internal_steps']:,} internal steps)"
+                 if "internal_steps" in r else ""))
     if comp:
         print(f"kernels, cold cache: warmup {comp['cold_warmup_s']:.2f} s "
               f"(whole process {comp['cold_process_s']:.2f} s)")

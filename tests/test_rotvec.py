@@ -220,3 +220,20 @@ def test_lie_methods_long_run_invariants(method):
     assert res.summary["max_rotation_error"] >= err.max()
     assert res.summary["max_rotation_error"] < 1e-6
     assert "switches" not in res.summary
+
+
+def test_method1_failure_matches_scipy_rk45_without_the_guard():
+    """Independent check that the failure is the singularity, not our 1e-6 guard: SciPy's own Dormand-Prince
+    RK45 on the same ODE (no guard) also stops there, with |theta| even closer to 2 pi."""
+    from scipy.integrate import solve_ivp
+
+    from solvers import lie
+    from solvers.models import angular_velocity as av
+
+    sol = solve_ivp(lambda t, y: lie.tangent_inv_t(y) @ av.omega(t), (0.0, 0.6), np.zeros(3), method="RK45",
+                    rtol=1e-10, atol=1e-10)
+    assert sol.status == -1  # "required step size is less than spacing between numbers"
+    res = solvers.simulate(B, "rotvec_rk45", h=0.01, t_end=2.0)
+    t_fail = float(re.match(r"failed at t = ([0-9.e+-]+) s", res.message).group(1))
+    assert abs(sol.t[-1] - t_fail) < 1e-6, (sol.t[-1], t_fail)
+    assert abs(np.linalg.norm(sol.y[:, -1]) - 2 * np.pi) < 1e-6
