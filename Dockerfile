@@ -1,5 +1,6 @@
 # Integrator Lab dashboard: docker build -t integrator-lab . && docker run -p 8050:8050 integrator-lab
-# Installs and serves exactly as `make serve` does (same pip install, same gunicorn settings file).
+# Installs and serves exactly as `make serve` does (same pip install, same gunicorn settings file). The same
+# image runs the Celery worker: see compose.yaml (`celery -A app.worker:celery_app worker`).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -18,15 +19,15 @@ COPY pyproject.toml README.md ./
 COPY solvers ./solvers
 COPY app ./app
 COPY assets ./assets
-RUN pip install -e .
+RUN pip install -e ".[celery]"
 
 USER lab
 # Compile every numba kernel into NUMBA_CACHE_DIR now, not on the first request.
 RUN python -m solvers warmup
 
 EXPOSE 8050
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8050/', timeout=4)"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8050/healthz', timeout=4)"]
 # Set INTEGRATOR_LAB_SECRET_KEY when running several containers behind one address; mount a volume on
 # /var/cache/integrator-lab/app to keep cached results across restarts.
 CMD ["gunicorn", "-c", "app/gunicorn_conf.py", "--bind", "0.0.0.0:8050", "app:server"]

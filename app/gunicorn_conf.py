@@ -5,12 +5,20 @@ the app once in the master and ``on_starting`` loads every compiled kernel there
 background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
 cache, about 0.7 s). gunicorn skips settings it does not know, so ``control_socket_disable`` (gunicorn 27's
 ``--no-control-socket``) is harmless on older releases.
+
+Environment: ``INTEGRATOR_LAB_WORKERS`` (default 2), ``INTEGRATOR_LAB_THREADS`` (4 per worker: the page polls
+running jobs), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
+requests are short). The app never runs in Dash's debug mode under gunicorn.
 """
 
+import os
+
 preload_app = True
-workers = 2
-threads = 4
-timeout = 120
+workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "2"))
+threads = int(os.environ.get("INTEGRATOR_LAB_THREADS", "4"))
+timeout = int(os.environ.get("INTEGRATOR_LAB_TIMEOUT", "120"))
+graceful_timeout = 30
+keepalive = 5
 control_socket_disable = True
 
 

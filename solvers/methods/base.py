@@ -36,6 +36,8 @@ class Option:
             if value in self.choices:
                 return value
             raise ValueError(f"option {name!r}: {value!r} is not one of {', '.join(map(repr, self.choices))}")
+        if isinstance(value, bool | np.bool_):
+            raise ValueError(f"option {name!r}: {value!r} is a boolean, not a number")
         try:
             num = float(value)
         except (TypeError, ValueError):

@@ -119,6 +119,8 @@ class Benchmark:
         out: dict[str, Any] = {}
         for name, spec in self.params.items():
             value = params.get(name, spec.default)
+            if value is None and spec.default is not None:
+                raise ValueError(f"parameter {name!r}: got None; give {spec._shape_text(True)}")
             out[name] = None if value is None else spec.validate(name, value)
         out["_given"] = frozenset(params)
         return out

@@ -1,0 +1,148 @@
+"""Limits of the lab server, so one class can share it: every cap is documented here and refused with a message.
+
+| limit | default | environment variable |
+|---|---|---|
+| steps per run (t_end / h) | 2,000,000 | ``INTEGRATOR_LAB_MAX_STEPS`` |
+| runs (methods) per job | 8 | ``INTEGRATOR_LAB_MAX_RUNS`` |
+| samples per run sent to the browser | ``app.jobs.MAX_SAMPLES`` (min/max decimated) | |
+| wall time per job | 120 s (then stopped, partial results kept) | ``INTEGRATOR_LAB_MAX_JOB_SECONDS`` |
+| concurrent jobs per browser session | 2 | ``INTEGRATOR_LAB_MAX_SESSION_JOBS`` |
+| concurrent jobs per server | 8 | ``INTEGRATOR_LAB_MAX_SERVER_JOBS`` |
+| wait for a free server slot | 60 s (then refused) | ``INTEGRATOR_LAB_QUEUE_SECONDS`` |
+
+Concurrency slots are advisory file locks (``flock``) in ``<cache dir>/slots``: shared by every gunicorn worker and
+background process on the machine, and released by the kernel when a process dies, so a killed job never
+leaks its slot. With Celery workers on several machines, the server cap holds per machine (each worker's pool
+size bounds it too).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class LimitError(ValueError):
+    """A job over one of the caps; the message is meant for the user."""
+
+
+def _env_number(name: str, default: float, low: float) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise RuntimeError(f"{name}={text!r} is not a number") from None
+    if not value >= low:
+        raise RuntimeError(f"{name}={text!r} must be >= {low:g}")
+    return value
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int
+    max_runs: int
+    max_job_seconds: float
+    max_session_jobs: int
+    max_server_jobs: int
+    queue_seconds: float
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        return cls(
+            max_steps=int(_env_number("INTEGRATOR_LAB_MAX_STEPS", 2_000_000, 1)),
+            max_runs=int(_env_number("INTEGRATOR_LAB_MAX_RUNS", 8, 1)),
+            max_job_seconds=_env_number("INTEGRATOR_LAB_MAX_JOB_SECONDS", 120.0, 0.1),
+            max_session_jobs=int(_env_number("INTEGRATOR_LAB_MAX_SESSION_JOBS", 2, 1)),
+            max_server_jobs=int(_env_number("INTEGRATOR_LAB_MAX_SERVER_JOBS", 8, 1)),
+            queue_seconds=_env_number("INTEGRATOR_LAB_QUEUE_SECONDS", 60.0, 0.0),
+        )
+
+    def check_request(self, configs: list[dict]) -> None:
+        """Refuse a job with too many runs or a run with too many steps (before anything starts)."""
+        if len(configs) > self.max_runs:
+            raise LimitError(f"{len(configs)} runs in one job: this server allows at most {self.max_runs}.")
+        for c in configs:
+            steps = float(c["t_end"]) / float(c["h"])
+            if steps > self.max_steps * (1 + 1e-12):
+                raise LimitError(
+                    f"{c['method']}: t_end / h = {steps:,.0f} steps, over this server's cap of {self.max_steps:,} "
+                    "steps per run; increase the step or shorten the end time."
+                )
+
+    def deadline(self, started: float | None = None) -> Callable[[], bool]:
+        """A check that is True while the job is within its wall time."""
+        t0 = time.monotonic() if started is None else started
+        return lambda: time.monotonic() - t0 <= self.max_job_seconds
+
+
+def _try_lock(path: Path):
+    fh = open(path, "a+")  # noqa: SIM115 -- kept open while the lock is held
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return None
+    return fh
+
+
+def _first_free(directory: Path, prefix: str, count: int):
+    for i in range(count):
+        fh = _try_lock(directory / f"{prefix}-{i}.lock")
+        if fh is not None:
+            return fh
+    return None
+
+
+@contextlib.contextmanager
+def job_slot(
+    directory: Path,
+    session: str | None,
+    limits: Limits,
+    on_wait: Callable[[float], object] | None = None,
+    poll: float = 0.2,
+) -> Iterator[None]:
+    """Hold one of the session's and one of the server's job slots while the block runs.
+
+    A session over its cap is refused at once; when the server is full the job waits for a free slot (calling
+    ``on_wait(seconds waited)``) for up to ``limits.queue_seconds`` and is then refused.
+    """
+    slots = Path(directory) / "slots"
+    slots.mkdir(parents=True, exist_ok=True)
+    held = []
+    try:
+        if session:
+            tag = hashlib.sha256(session.encode()).hexdigest()[:16]
+            fh = _first_free(slots, f"session-{tag}", limits.max_session_jobs)
+            if fh is None:
+                raise LimitError(
+                    f"This browser session already runs {limits.max_session_jobs} jobs: wait for one to finish "
+                    "or cancel it."
+                )
+            held.append(fh)
+        started = time.monotonic()
+        while True:
+            fh = _first_free(slots, "server", limits.max_server_jobs)
+            if fh is not None:
+                held.append(fh)
+                break
+            waited = time.monotonic() - started
+            if waited >= limits.queue_seconds:
+                raise LimitError(
+                    f"The server is busy ({limits.max_server_jobs} jobs running) and no slot freed up within "
+                    f"{limits.queue_seconds:g} s: try again in a moment."
+                )
+            if on_wait is not None:
+                on_wait(waited)
+            time.sleep(poll)
+        yield
+    finally:
+        for fh in held:
+            fh.close()  # closing the file releases the lock

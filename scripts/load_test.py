@@ -1,0 +1,163 @@
+"""Load test: N concurrent browser sessions against a dashboard served on loopback, each running one job.
+
+    python scripts/load_test.py --sessions 30                 # starts gunicorn itself on a free port
+    python scripts/load_test.py --url http://127.0.0.1:8050 --sessions 10
+
+Each session is a fresh Playwright context in Debian's chromium: it opens the run page (the default
+configuration, or ``--query`` appended to the URL), clicks Run and waits until the summary table shows a
+result. Bounded: every session has ``--timeout`` seconds, the whole test ``--budget`` seconds, and only
+loopback URLs are accepted. Prints completions, failures and latency percentiles (click to result) as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+# the page is done when the summary table has a row for every run, or an error is shown
+DONE_JS = """() => {
+  const rows = document.querySelectorAll('#summary-table tbody tr, #summary-table .dash-spreadsheet tr');
+  const status = document.querySelector('#status');
+  return rows.length > 1 || (status && /error|failed|refused|busy/i.test(status.textContent));
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _loopback(url: str) -> bool:
+    host = urllib.parse.urlparse(url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+@contextlib.contextmanager
+def _server(workers: int):
+    port = _free_port()
+    cache = tempfile.mkdtemp(prefix="integrator-lab-load-")
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": cache, "INTEGRATOR_LAB_WORKERS": str(workers)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}", "app:server"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(url + "/healthz", timeout=2)
+                break
+            if proc.poll() is not None:
+                raise RuntimeError("gunicorn exited during start-up")
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("gunicorn did not start within 180 s")
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 15)
+        proc.wait(30)
+
+
+async def _session(browser, url: str, timeout: float, index: int) -> dict:
+    context = await browser.new_context()
+    page = await context.new_page()
+    out: dict = {"session": index}
+    try:
+        await page.goto(url, timeout=timeout * 1000)
+        await page.wait_for_selector("#run:not([disabled])", timeout=timeout * 1000)
+        t0 = time.monotonic()
+        await page.click("#run")
+        await page.wait_for_function(DONE_JS, timeout=timeout * 1000, polling=100)
+        out["seconds"] = time.monotonic() - t0
+        status = await page.text_content("#status") or ""
+        out["ok"] = not any(w in status.lower() for w in ("error", "failed", "refused", "busy"))
+        out["status"] = status.strip()[:200]
+    except Exception as exc:  # a lost result: time-out or page error, reported, not raised
+        out["ok"] = False
+        out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+    finally:
+        await context.close()
+    return out
+
+
+async def _run(url: str, sessions: int, timeout: float, budget: float) -> list[dict]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            tasks = [asyncio.create_task(_session(browser, url, timeout, i)) for i in range(sessions)]
+            done, pending = await asyncio.wait(tasks, timeout=budget)
+            for task in pending:
+                task.cancel()
+            results = [t.result() for t in done]
+            results += [{"ok": False, "error": "over the test's time budget"} for _ in pending]
+        finally:
+            await browser.close()
+    return results
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(q / 100 * (len(values) - 1))))]
+
+
+def summarise(results: list[dict]) -> dict:
+    times = [r["seconds"] for r in results if r.get("ok")]
+    return {
+        "sessions": len(results),
+        "completed": len(times),
+        "failed": len(results) - len(times),
+        "p50_s": _percentile(times, 50),
+        "p95_s": _percentile(times, 95),
+        "max_s": max(times) if times else None,
+        "mean_s": statistics.fmean(times) if times else None,
+        "errors": sorted({r.get("error") or r.get("status", "") for r in results if not r.get("ok")})[:10],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--url", help="a running dashboard on loopback (default: start gunicorn here)")
+    p.add_argument("--sessions", type=int, default=30)
+    p.add_argument("--query", default="", help="URL query of the run page (default: the page's default run)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per session")
+    p.add_argument("--budget", type=float, default=300.0, help="seconds for the whole test")
+    p.add_argument("--workers", type=int, default=2, help="gunicorn workers when the script starts the server")
+    args = p.parse_args(argv)
+    if not 1 <= args.sessions <= 100:
+        p.error("--sessions must be between 1 and 100")
+    if args.url and not _loopback(args.url):
+        p.error("only loopback URLs (127.0.0.0/8, localhost, ::1) may be load-tested")
+    with contextlib.ExitStack() as stack:
+        url = args.url or stack.enter_context(_server(args.workers))
+        results = asyncio.run(_run(url + (("?" + args.query) if args.query else ""), args.sessions,
+                                   args.timeout, args.budget))
+    report = summarise(results)
+    print(json.dumps(report, indent=1))
+    return 0 if report["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
