@@ -39,10 +39,14 @@ force is constant (linear gravity), the cubic contains the exact free flight and
 exactly, so H23G2 and H33G2 give the same positions (to the Newton tolerance) and both are SHAKE with the exact
 discrete Lagrangian of free flight (symplectic); with nonlinear forces (planar_pendulum) they differ.
 
-Newton on (Delta_X, Delta_1, mu), Delta = (q - q_k)/h for position unknowns, v itself for H23's slope: the Jacobian
-is exact (blocks sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M], G(q_k), G(q_{k+1})), factorised when a step
-starts a kernel call and again whenever an iterate contracts by less than a factor 4 (otherwise reused across
-steps). Predictor: quadratic extrapolation of the node positions, linear of X and mu.
+Newton on (Delta_X, Delta_1, mu), Delta = (q - q_k)/h for position unknowns, v itself for H23's slope, with the
+exact Jacobian: the 2n x 2n block A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (constant for linear
+potentials) is factorised at the first iterate of a kernel call and again whenever an iterate contracts by less
+than a factor 4; the multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed
+afresh at every iterate. Stopping rule: update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's
+estimate of the remaining error theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two
+updates). Predictor: quadratic extrapolation of the node positions, linear of X and mu. No allocation in the step
+loop of the kernel itself (the shared coords.diagnostics allocates its small scratch arrays).
 """
 
 from __future__ import annotations
