@@ -67,6 +67,21 @@ def pair_speed(benchmark: str, method: str, steps: int, repeat: int) -> dict[str
     }
 
 
+SEED_RUNS = (("two_link_arm", 0.01, 100.0, ("hermite_h23g2", "hermite_h33g2", "rk4")),)  # seed 001: 10,000 steps
+
+
+def seed_runs(repeat: int) -> list[dict[str, float | str]]:
+    """Best solver CPU time of the seed papers' own runs (seed 001's Tables 1-2 run: 100 s at h = 0.01)."""
+    out = []
+    for bench, h, t_end, methods in SEED_RUNS:
+        for m in methods:
+            if m in METHODS:
+                res = [api.simulate(bench, m, h=h, t_end=t_end, max_samples=1000) for _ in range(repeat)]
+                out.append({"benchmark": bench, "method": m, "h": h, "steps": res[0].steps,
+                            "cpu_ms": 1e3 * min(r.cpu_time for r in res), "status": res[0].status})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table (or JSON with --json)."""
     p = argparse.ArgumentParser(prog="python -m solvers.bench", description=__doc__.split("\n")[0])
@@ -84,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         pair_speed(b, m, args.steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)
     ]
+    seeds = seed_runs(args.repeat)
     comp = {} if args.no_compile else compile_times()
     base = None
     if args.baselines:
@@ -92,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
         base = baselines.speed_comparison(repeat=args.repeat, numpy_steps=args.numpy_steps)
     if args.json:
-        out = {"pairs": rows, "compile": comp}
+        out = {"pairs": rows, "seed_runs": seeds, "compile": comp}
         if base is not None:
             out["baselines"] = _plain(base)
         print(json.dumps(out, indent=1))
@@ -105,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['steps_per_second']:12,.0f} {r['status']}"
               + (f" ({r['us_per_internal_step']:.3f} us per internal step, {r['internal_steps']:,} internal steps)"
                  if "internal_steps" in r else ""))
+    for r in seeds:
+        print(f"seed run {r['benchmark']} {r['method']} h = {r['h']:g}, {r['steps']} steps: {r['cpu_ms']:.1f} ms "
+              f"{r['status']}")
     if comp:
         print(f"kernels, cold cache: warmup {comp['cold_warmup_s']:.2f} s "
               f"(whole process {comp['cold_process_s']:.2f} s)")

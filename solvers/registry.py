@@ -5,7 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import lgvi, lie_galpha, magnus4, quaternion_rk4, rattlie, rk4, rkmk4, rotvec_rk45, spark
+from .methods import hermite, lgvi, lie_galpha, magnus4, quaternion_rk4, rattlie, rk4, rkmk4, rotvec_rk45, spark
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -43,6 +43,8 @@ METHODS: dict[str, Method] = {
         quaternion_rk4.METHOD,
         rkmk4.METHOD,
         magnus4.METHOD,
+        hermite.METHOD_H23,
+        hermite.METHOD_H33,
     )
 }
 

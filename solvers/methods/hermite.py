@@ -1,0 +1,460 @@
+"""Seed 001's discrete variational methods with Hermite interpolation and 2-point Gauss quadrature, H23G2 and
+H33G2 (Zhang, Wang, Ding, J. Dyn. Control 2018, DOI 10.6052/1672-6553-2018-010, eqs. 3-17), on the planar
+generalized-coordinate machinery (constant mass matrix M, force f = -dU/dq, holonomic constraints Phi).
+
+Both methods are cubic in time (the names count points and degree: "H23" = 2 points, degree 3, eq. 16;
+"H33" = 3 points, degree 3, eq. 9; neither is quintic). On a step [t_k, t_k + h], tau = (t - t_k)/h:
+
+- H33G2 (seed 2.1, "known derivative"): the cubic through q_k (tau = 0), q_m (tau = 1/2), q_{k+1} (tau = 1)
+  with the known start slope qdot_k. The seed's printed basis (eq. 9) has alpha_1'(0) = -2, alpha_2'(0) = 4,
+  alpha_3'(0) = -2 (so q_d'(0) is not qdot_k) and does not reproduce quadratics; we use the Hermite interpolant
+  whose remainder is the seed's eq. 10: Newton's quadratic through the three points plus c w(tau),
+  w = tau (tau - 1/2)(tau - 1), c = 2 (h qdot_k + 3 q_k - 4 q_m + q_{k+1}):
+  alpha_1 = 1 - 2 tau + 2 tau (tau - 1/2) + 6 w, alpha_2 = 2 tau - 4 tau (tau - 1/2) - 8 w,
+  alpha_3 = 2 tau (tau - 1/2) + 2 w, beta = 2 h w. Unknowns of the step: q_m and q_{k+1}.
+- H23G2 (seed 2.2, "unknown derivatives", eq. 16): the cubic Hermite interpolant of (q_k, qdot_k) and
+  (q_{k+1}, v_{k+1}). Unknowns of the step: q_{k+1} and the end slope v_{k+1}.
+
+Discrete action of a step (seed eq. 3, 2-point Gauss (c_j, b_j), constraints at the nodes only):
+L_d = h sum_j b_j [V_j^T M V_j / 2 - U(Q_j)], Q_j = q_d(c_j), V_j = dq_d/dt(c_j). Seed eq. 4, solved step by step
+(seed 2.1: "on [t_i, t_{i+1}] the left end point's q and qdot are known"), in position-momentum form:
+
+    p_k + dL_d/dq_k - G(q_k)^T mu = 0,   dL_d/dX = 0 (X = q_m for H33, v_{k+1} for H23),   Phi(q_{k+1}) = 0,
+    p_{k+1} = dL_d/dq_{k+1}   (p_0 = M qdot_0),
+
+unknowns X, q_{k+1} and mu = h lambda_k (2n + m). The start slope is not varied: it is the known qdot_k.
+
+Interpretation and why (see docs/methods.md): the state is (q_k, qdot_k) with qdot_k = M^-1 p_k, the discrete
+Legendre transform; the start slope of the next step's cubic is that same qdot_k. The Hermite slopes themselves
+(H23's solved v_{k+1}, H33's q_d'(1)) are not used as velocities: the multipliers act only at the nodes, so the
+interior of the cubic never feels the constraint forces and those slopes fall freely (measured on the two-link arm:
+|G v| = g after 1 s, energy off by 110 J), while the seed's tables show velocity-level violations of O(h)
+(0.88 at h = 0.01, 0.44 at h = 0.005), which is what qdot = M^-1 p_{k+1} gives (no constraint impulse at
+t_{k+1}). Option ``project`` = 1 adds that impulse (RATTLE's second half: qdot_{k+1} with G(q_{k+1}) qdot_{k+1} = 0
+from [[M, G^T], [G, 0]] [qdot; nu] = [p_{k+1}; 0]), a stronger variant that is not the seed's.
+
+Order: positions 2 (constraints imposed at the step nodes only, SHAKE-type: ALGORITHMS.md section 5); the seed's
+velocities M^-1 p 1 (they miss O(h) of constraint impulse), 2 with ``project``. For the seed's benchmarks the
+force is constant (linear gravity), the cubic contains the exact free flight and 2-point Gauss integrates it
+exactly, so H23G2 and H33G2 give the same positions (to the Newton tolerance) and both are SHAKE with the exact
+discrete Lagrangian of free flight (symplectic); with nonlinear forces (planar_pendulum) they differ.
+
+Newton on (Delta_X, Delta_1, mu), Delta = (q - q_k)/h for position unknowns, v itself for H23's slope, with the
+exact Jacobian: the 2n x 2n block A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (constant for linear
+potentials) is factorised at the first iterate of a kernel call and again whenever an iterate contracts by less
+than a factor 4; the multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed
+afresh at every iterate. Stopping rule: update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's
+estimate of the remaining error theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two
+updates). Predictor: quadratic extrapolation of the node positions, linear of X and mu. No allocation in the step
+loop of the kernel itself (the shared coords.diagnostics allocates its small scratch arrays).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels, tableaus
+from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..models import coords
+from .base import NEWTON_OPTIONS, Method, Option
+from .spark import difference_acceleration
+
+# an update that no longer decreases but is below this is taken as converged to round-off
+STAGNATION = 1e-7
+# opts = [newton_tol, newton_max_iter, x_is_velocity, project, b (2), W (2 x 4), D (2 x 4)]
+# curve parameters (columns of W, D): 0 q_k, 1 X (q_m or v_{k+1}), 2 q_{k+1}, 3 qdot_k (known start slope)
+HEADER = 4
+N_PAR = 4
+
+
+def _basis(variant: str, tau: float) -> tuple[list[float], list[float]]:
+    """Values and tau-derivatives of the four curve basis functions (slope bases without their factor h)."""
+    t = tau
+    if variant == "h33":
+        w = t * (t - 0.5) * (t - 1.0)
+        dw = 3.0 * t * t - 3.0 * t + 0.5
+        n2 = t * (t - 0.5)
+        dn2 = 2.0 * t - 0.5
+        return ([1.0 - 2.0 * t + 2.0 * n2 + 6.0 * w, 2.0 * t - 4.0 * n2 - 8.0 * w, 2.0 * n2 + 2.0 * w, 2.0 * w],
+                [-2.0 + 2.0 * dn2 + 6.0 * dw, 2.0 - 4.0 * dn2 - 8.0 * dw, 2.0 * dn2 + 2.0 * dw, 2.0 * dw])
+    # h23, eq. 16: q_k, v_{k+1}, q_{k+1}, qdot_k
+    return ([(1.0 + 2.0 * t) * (t - 1.0) ** 2, (t - 1.0) * t * t, (3.0 - 2.0 * t) * t * t, t * (t - 1.0) ** 2],
+            [6.0 * t * t - 6.0 * t, 3.0 * t * t - 2.0 * t, 6.0 * t - 6.0 * t * t, 3.0 * t * t - 4.0 * t + 1.0])
+
+
+def basis_tables(variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gauss weights b (2) and the basis W[j, a], its tau-derivative D[j, a] at the two Gauss points (2 x 4)."""
+    c, b = tableaus.gauss(2)
+    W = np.array([_basis(variant, float(cj))[0] for cj in c])
+    D = np.array([_basis(variant, float(cj))[1] for cj in c])
+    return b, W, D
+
+
+@njit(cache=True)
+def _rows(cd):
+    cons = cd[4]
+    m = 0
+    for k in range(cons.shape[0]):
+        m += 2 if int(cons[k, 0]) == coords.COINCIDE else 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _stages(q0, v0, dx, d1, h, W, D, Q, V):
+    """Q_j = q_k + h (W_j3 qdot_k + W_j1 Delta_X + W_j2 Delta_1), V_j = D_j3 qdot_k + D_j1 Delta_X + D_j2 Delta_1."""
+    for j in range(2):
+        for r in range(q0.shape[0]):
+            Q[j, r] = q0[r] + h * (W[j, 3] * v0[r] + W[j, 1] * dx[r] + W[j, 2] * d1[r])
+            V[j, r] = D[j, 3] * v0[r] + D[j, 1] * dx[r] + D[j, 2] * d1[r]
+
+
+@njit(cache=True, inline="always")
+def _gradient(a, b, W, D, h, F, MV, out):
+    """out = sum_j b_j [h W_ja f(Q_j) + D_ja M V_j] (= dL_d/dX_a for position parameters, (1/h) dL_d/dv for slopes)."""
+    for r in range(out.shape[0]):
+        out[r] = (b[0] * (h * W[0, a] * F[0, r] + D[0, a] * MV[0, r])
+                  + b[1] * (h * W[1, a] * F[1, r] + D[1, a] * MV[1, r]))
+
+
+@njit(cache=True, error_model="numpy")
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+            info):
+    """Hermite DVI kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{k-1}, qdot_k (velocity
+    history for the acceleration diagnostic), q_{k-1}, q_{k-2}, X_{k-1}, X_{k-2} (n each), mu_{k-1}, mu_{k-2} (m)]."""
+    cd = data[1]
+    M = cd[0]
+    n = M.shape[0]
+    m = _rows(cd)
+    ny = y.shape[0]
+    tol = opts[0]
+    max_iter = int(opts[1])
+    x_is_v = opts[2] > 0.5
+    project = opts[3] > 0.5
+    b = opts[HEADER : HEADER + 2]
+    W = opts[HEADER + 2 : HEADER + 2 + 2 * N_PAR].reshape((2, N_PAR))
+    D = opts[HEADER + 2 + 2 * N_PAR : HEADER + 2 + 4 * N_PAR].reshape((2, N_PAR))
+    w_older = work[0:n]
+    w_old = work[n : 2 * n]
+    qh1 = work[2 * n : 3 * n]
+    qh2 = work[3 * n : 4 * n]
+    xh1 = work[4 * n : 5 * n]
+    xh2 = work[5 * n : 6 * n]
+    muh1 = work[6 * n : 6 * n + m]
+    muh2 = work[6 * n + m : 6 * n + 2 * m]
+
+    # scratch, allocated once per call
+    mm = max(m, 1)
+    sz = n + m
+    As = np.empty((sz, sz))
+    bs = np.empty(sz)
+    ydot = np.empty(ny)
+    acc = np.zeros(ny)
+    d = np.empty(kernels.N_DIAG)
+    phi = np.empty(mm)
+    G0 = np.empty((mm, n))
+    G1 = np.empty((mm, n))
+    H = np.empty((n, n))
+    P4 = np.empty((4, 2))
+    J4 = np.empty((4, n))
+    zero = np.zeros(mm)
+    Q = np.empty((2, n))
+    V = np.empty((2, n))
+    F = np.empty((2, n))
+    MV = np.empty((2, n))
+    JF = np.empty((2, n, n))
+    n2 = 2 * n
+    N = n2 + m
+    A = np.empty((n2, n2))  # d(R_0, R_X)/d(Delta_X, Delta_1), LU-factorised
+    piv = np.empty(n2, dtype=np.int64)
+    Y = np.empty((n2, mm))  # A^-1 dR/dmu (dR/dmu = [-G(q_k)^T; 0])
+    S = np.empty((mm, mm))  # Schur complement G(q_{k+1}) Y[n:]
+    col = np.empty(n2)
+    res = np.empty(N)
+    p0 = np.empty(n)
+    p1 = np.empty(n)
+    v0 = np.empty(n)
+    dx = np.empty(n)
+    d1 = np.empty(n)
+    mu = np.empty(mm)
+    qd1 = np.empty(n)
+    # Jacobian coefficients of the two equation blocks (rows a = 0, 1) w.r.t. the two unknown blocks (u = 1, 2)
+    kin = np.empty((2, 2))
+    pot = np.empty((2, 2, 2))
+    for a in range(2):
+        for u in range(2):
+            kin[a, u] = b[0] * D[0, a] * D[0, u + 1] + b[1] * D[1, a] * D[1, u + 1]
+            for j in range(2):
+                pot[a, u, j] = b[j] * h * h * W[j, a] * W[j, u + 1]
+
+    t = t_start + k0 * h
+    if k0 == 0:
+        if not coords.rhs(cd, t, y, ydot, As, bs):
+            info[0] = t
+            return 0, kernels.SINGULAR, n_saved
+        for r in range(n):
+            acc[n + r] = ydot[n + r]
+            w_old[r] = y[n + r]
+            w_older[r] = y[n + r]
+        coords.diagnostics(cd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+
+    fresh = True
+    for st in range(n_steps):
+        k = k0 + st
+        t = t_start + k * h
+        for r in range(n):
+            v0[r] = y[n + r]
+            s = 0.0
+            for c in range(n):
+                s += M[r, c] * y[n + c]
+            p0[r] = s
+        coords.constraint_hessian(cd, y[:n], zero, phi, G0, H, P4, J4)
+        stale_y = True
+        # predictor
+        for r in range(n):
+            q = y[r]
+            if k == 0:
+                q1 = q + h * v0[r]
+                xp = q + 0.5 * h * v0[r]
+            elif k == 1:
+                q1 = 2.0 * q - qh1[r]
+                xp = xh1[r] + (q - qh1[r])
+            else:
+                q1 = 3.0 * q - 3.0 * qh1[r] + qh2[r]
+                xp = 2.0 * xh1[r] - xh2[r]
+            d1[r] = (q1 - q) / h
+            if x_is_v:
+                dx[r] = v0[r] if k == 0 else (xh1[r] if k == 1 else xp)
+            else:
+                dx[r] = (xp - q) / h
+        for e in range(m):
+            if k == 0:
+                mu[e] = 0.0
+            elif k == 1:
+                mu[e] = muh1[e]
+            else:
+                mu[e] = 2.0 * muh1[e] - muh2[e]
+        converged = False
+        rmax = 0.0
+        prev_upd = np.inf
+        it = 0
+        while it < max_iter:
+            it += 1
+            _stages(y, v0, dx, d1, h, W, D, Q, V)
+            for j in range(2):
+                coords.force(cd, Q[j], F[j])
+                for r in range(n):
+                    s = 0.0
+                    for c in range(n):
+                        s += M[r, c] * V[j, c]
+                    MV[j, r] = s
+            _gradient(0, b, W, D, h, F, MV, res[0:n])
+            _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
+            for r in range(n):
+                s = p0[r]
+                for e in range(m):
+                    s -= G0[e, r] * mu[e]
+                res[r] += s
+            for r in range(n):
+                qd1[r] = y[r] + h * d1[r]  # q_{k+1}
+            coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
+            for e in range(m):
+                res[2 * n + e] = phi[e] / h
+            rmax = 0.0
+            for r in range(N):
+                rmax = max(rmax, abs(res[r]))
+                res[r] = -res[r]
+            if fresh:
+                # A from the force Jacobian at the Gauss points (constant for linear potentials)
+                for j in range(2):
+                    coords.force_jacobian(cd, Q[j], JF[j])
+                for a in range(2):
+                    for u in range(2):
+                        for r in range(n):
+                            for c in range(n):
+                                A[a * n + r, u * n + c] = (kin[a, u] * M[r, c] + pot[a, u, 0] * JF[0, r, c]
+                                                           + pot[a, u, 1] * JF[1, r, c])
+                if not lu_factor_inplace(A, piv, n2):
+                    info[0] = t
+                    return st, kernels.SINGULAR, n_saved
+                fresh = False
+                stale_y = True
+            if stale_y:
+                for e in range(m):
+                    for r in range(n):
+                        col[r] = -G0[e, r]
+                        col[n + r] = 0.0
+                    lu_solve_factored(A, piv, col, n2)
+                    for r in range(n2):
+                        Y[r, e] = col[r]
+                stale_y = False
+            # Newton step by the Schur complement: x = A^-1 (-r_z), S dmu = G1 x_1 + r_phi, dz = x - Y dmu
+            lu_solve_factored(A, piv, res, n2)
+            for e in range(m):
+                s = -res[n2 + e]  # + r_phi (res holds -r)
+                for c in range(n):
+                    s += G1[e, c] * res[n + c]
+                bs[e] = s
+                for f in range(m):
+                    acc_s = 0.0
+                    for c in range(n):
+                        acc_s += G1[e, c] * Y[n + c, f]
+                    S[e, f] = acc_s
+            if m > 0 and not lu_solve_inplace(S, bs, m):
+                info[0] = t
+                return st, kernels.SINGULAR, n_saved
+            for e in range(m):
+                res[n2 + e] = bs[e]
+                for r in range(n2):
+                    res[r] -= Y[r, e] * bs[e]
+            big_d = 0.0
+            big_x = 0.0
+            for r in range(n):
+                dx[r] += res[r]
+                d1[r] += res[n + r]
+                big_d = max(big_d, abs(res[r]), abs(res[n + r]))
+                big_x = max(big_x, abs(dx[r]), abs(d1[r]))
+            big_m = 0.0
+            big_mu = 0.0
+            for e in range(m):
+                mu[e] += res[2 * n + e]
+                big_m = max(big_m, abs(res[2 * n + e]))
+                big_mu = max(big_mu, abs(mu[e]))
+            upd = max(big_d / (1.0 + big_x), big_m / (1.0 + big_mu))
+            if upd <= tol:
+                converged = True
+                break
+            # Hairer-Wanner's rule: the error left after this update is about theta/(1 - theta) upd
+            theta = upd / prev_upd
+            if it > 1 and theta < 0.5 and theta / (1.0 - theta) * upd <= tol:
+                converged = True
+                break
+            if it > 2 and upd >= 0.5 * prev_upd and upd <= STAGNATION:
+                converged = True
+                break
+            if upd > 0.25 * prev_upd:
+                fresh = True
+            prev_upd = upd
+        maxima[7] += it
+        if not converged:
+            info[0] = t
+            info[1] = rmax
+            info[3] = it
+            return st, kernels.NEWTON, n_saved
+        # converged: stages once more, p_{k+1} = dL_d/dq_{k+1}, then qdot_{k+1} (optionally projected)
+        _stages(y, v0, dx, d1, h, W, D, Q, V)
+        for j in range(2):
+            coords.force(cd, Q[j], F[j])
+            for r in range(n):
+                s = 0.0
+                for c in range(n):
+                    s += M[r, c] * V[j, c]
+                MV[j, r] = s
+        _gradient(2, b, W, D, h, F, MV, p1)
+        for r in range(n):
+            qd1[r] = y[r] + h * d1[r]
+        mp = 0
+        if project:
+            mp = coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
+        szp = n + mp
+        for r in range(szp):
+            for c in range(szp):
+                As[r, c] = 0.0
+        for r in range(n):
+            for c in range(n):
+                As[r, c] = M[r, c]
+            bs[r] = p1[r]
+        for e in range(mp):
+            bs[n + e] = 0.0
+            for c in range(n):
+                As[n + e, c] = G1[e, c]
+                As[c, n + e] = G1[e, c]
+        if not lu_solve_inplace(As, bs, szp):
+            info[0] = t + h
+            return st, kernels.SINGULAR, n_saved
+        for r in range(n):
+            ydot[r] = qd1[r]
+            ydot[n + r] = bs[r]
+        if not kernels.state_ok(ydot):
+            info[0] = t + h
+            return st, kernels.NONFINITE, n_saved
+        # histories for the predictor
+        for r in range(n):
+            qh2[r] = qh1[r]
+            qh1[r] = y[r]
+            xh2[r] = xh1[r]
+            xh1[r] = dx[r] if x_is_v else y[r] + h * dx[r]
+        for e in range(m):
+            muh2[e] = muh1[e]
+            muh1[e] = mu[e]
+        for r in range(ny):
+            y[r] = ydot[r]
+        difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
+        for r in range(n):
+            w_older[r] = w_old[r]
+            w_old[r] = y[n + r]
+        coords.diagnostics(cd, y, acc, d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+    return n_steps, kernels.OK, n_saved
+
+
+def _packer(variant: str):
+    b, W, D = basis_tables(variant)
+
+    def pack(o: dict[str, Any]) -> np.ndarray:
+        """Kernel option array: [newton_tol, newton_max_iter, x_is_velocity, project, b, W, D]."""
+        return np.concatenate([[o["newton_tol"], float(o["newton_max_iter"]), 1.0 if variant == "h23" else 0.0,
+                                1.0 if o["project"] else 0.0], b, W.ravel(), D.ravel()])
+
+    return pack
+
+
+def work_size(model) -> int:
+    """Velocity history (2 n), node and unknown histories (4 n), multiplier history (2 m)."""
+    n = model.data[0].shape[0]
+    return 6 * n + 2 * coords.n_rows(model.data)
+
+
+_OPTIONS = {
+    "project": Option(False, "not in the seed: project qdot_{k+1} onto G(q_{k+1}) qdot = 0 (RATTLE's second half), "
+                             "velocity constraints then hold and velocities converge at order 2", "bool"),
+    **NEWTON_OPTIONS,
+}
+_PROPS = ("implicit", "variational", "position constraints at the nodes", "velocity constraints not enforced")
+_COMMON = (" with 2-point Gauss quadrature (seed 001), constraints imposed at the step nodes only: positions at order "
+           "2 with the position constraints to the Newton tolerance; the velocity (the discrete Legendre "
+           "transform M^-1 p) violates the velocity constraint by O(h) and converges at order 1 unless option "
+           "'project' is on. Energy error bounded, no drift.")
+
+METHOD_H23 = Method(
+    id="hermite_h23g2",
+    title="Hermite DVI H23G2: two-point cubic Hermite, 2-point Gauss (seed 001)",
+    seed="001",
+    order=2,
+    description="Discrete variational method on the two-point cubic Hermite interpolant of (q, qdot) at both step "
+                "nodes (the end slope an unknown)" + _COMMON,
+    kernel=advance,
+    machineries=("coords",),
+    options=_OPTIONS,
+    pack=_packer("h23"),
+    work_size=work_size,
+    properties=_PROPS,
+)
+
+METHOD_H33 = Method(
+    id="hermite_h33g2",
+    title="Hermite DVI H33G2: three-point cubic Hermite, 2-point Gauss (seed 001)",
+    seed="001",
+    order=2,
+    description="Discrete variational method on the cubic through q at the step's start, middle and end with the "
+                "known start slope" + _COMMON,
+    kernel=advance,
+    machineries=("coords",),
+    options=_OPTIONS,
+    pack=_packer("h33"),
+    work_size=work_size,
+    properties=_PROPS,
+)
