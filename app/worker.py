@@ -12,8 +12,8 @@ from app import celery_support
 if celery_support.redis_url() is None:
     raise RuntimeError(f"set {celery_support.REDIS_URL_ENV} (e.g. redis://127.0.0.1:6379/0) to run a Celery worker")
 
-import solvers  # noqa: E402
-from app import main  # noqa: E402  (registers the callbacks on main.CELERY_APP)
+import solvers
+from app import main
 
 celery_app = main.CELERY_APP
 solvers.warmup(verbose=False)
