@@ -5,7 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import lgvi, lie_galpha, rattlie, rk4, spark
+from .methods import lgvi, lie_galpha, midpoint, rattlie, rk4, spark
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -38,6 +38,10 @@ METHODS: dict[str, Method] = {
         lgvi.METHOD,
         lgvi.METHOD_LAGRANGIAN,
         spark.METHOD,
+        midpoint.METHOD_ANGLE,
+        midpoint.METHOD_REDUCED,
+        midpoint.METHOD_ROTATION,
+        midpoint.METHOD_CARDAN,
     )
 }
 

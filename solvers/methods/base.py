@@ -72,6 +72,7 @@ class Method:
     work_size: Callable[[Model], int] = lambda m: 1
     benchmarks: tuple[str, ...] | None = None
     properties: tuple[str, ...] = ()
+    domain_message: str = ""  # why the kernel's DOMAIN status fails a run (else the model's message)
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""
