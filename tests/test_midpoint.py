@@ -184,3 +184,36 @@ def test_applicability_and_bad_input():
         solvers.simulate("pendulum_3d", "midpoint_cardan", h=0.01, t_end=0.1, options={"gimbal_tol": 2.0})
     with pytest.raises(ValueError, match="gimbal_tol"):
         solvers.simulate("pendulum_3d", "midpoint_reduced", h=0.01, t_end=0.1, options={"gimbal_tol": 0.1})
+
+
+def test_cardan_fails_where_a_general_motion_nears_gimbal_lock():
+    """The general heavy top passes |cos theta_y| ~ 0.02 near t = 16.46 s (seen by the rotation form): the Cardan
+    form stops there with the gimbal-lock message instead of returning the rest of the run."""
+    kw = {"h": 0.002, "t_end": 20.0, "params": P3D_GENERAL}
+    rot = solvers.simulate("pendulum_3d", "midpoint_rotation", **kw)
+    cos_y = np.sqrt(1.0 - rot.state["R"][:, 0, 0, 2] ** 2)  # R[0, 2] = sin theta_y for R = Rx Ry Rz
+    t_min = rot.t[np.argmin(cos_y)]
+    assert cos_y.min() < 0.03 and 16.0 < t_min < 17.0
+    card = solvers.simulate("pendulum_3d", "midpoint_cardan", **kw)
+    assert card.status == "failed" and "gimbal lock" in card.message
+    assert abs(card.t[-1] - t_min) < 0.05, (card.t[-1], t_min)
+    # up to there it agrees with the rotation form (both order 2 at h = 0.002)
+    n = card.t.shape[0]
+    assert np.abs(card.state["Omega"] - rot.state["Omega"][:n]).max() < 0.5
+
+
+def test_acceleration_diagnostic_is_the_heavy_top_ode():
+    """The kernel's own accelerations equal the rigid machinery's index-1 DAE at the same state."""
+    from solvers.methods import midpoint
+    from solvers.models import pendulum_3d, rigid
+
+    p = solvers.api.BENCHMARKS["pendulum_3d"].resolve(P3D_GENERAL)
+    y = pendulum_3d.build(p).y0.copy()
+    data = pendulum_3d.build(p).data
+    Jp = np.empty((3, 3))
+    top = midpoint._heavy_top((data, None, None), Jp)
+    acc = np.zeros(18)
+    midpoint._heavy_top_acceleration(y, Jp, np.linalg.inv(Jp), top, acc)
+    ydot = np.zeros(18)
+    assert rigid.rhs(data, 0.0, y, ydot, np.zeros((9, 9)), np.zeros(9))
+    assert np.allclose(acc[12:], ydot[12:], rtol=1e-12, atol=1e-12), (acc[12:], ydot[12:])

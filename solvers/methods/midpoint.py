@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..linalg import lu_solve_inplace
+from ..linalg import inv3_into, lu_solve_inplace
 from ..models import dispatch
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -153,6 +153,35 @@ def _write_rigid(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
     for r in range(3):
         y[9 + r] = b[r] - (y[3 * r] * a[0] + y[3 * r + 1] * a[1] + y[3 * r + 2] * a[2])
         y[15 + r] = -(y[3 * r] * c0 + y[3 * r + 1] * c1 + y[3 * r + 2] * c2)
+
+
+@njit(cache=True)
+def _heavy_top_acceleration(y: np.ndarray, Jp: np.ndarray, Jinv: np.ndarray, top: tuple, acc: np.ndarray) -> None:
+    """dOmega/dt = J^-1 (m g rho x Gamma - Omega x J Omega) and dv/dt = -R (dOmega/dt x a + Omega x (Omega x a))
+    at the state y (the heavy-top ODE the midpoint forms discretise), into acc[12:18]."""
+    r0, r1, r2, mg, a, _ = top
+    W0, W1, W2 = y[12], y[13], y[14]
+    g0, g1, g2 = y[6], y[7], y[8]
+    JW0 = Jp[0, 0] * W0 + Jp[0, 1] * W1 + Jp[0, 2] * W2
+    JW1 = Jp[1, 0] * W0 + Jp[1, 1] * W1 + Jp[1, 2] * W2
+    JW2 = Jp[2, 0] * W0 + Jp[2, 1] * W1 + Jp[2, 2] * W2
+    t0 = mg * (r1 * g2 - r2 * g1) - (W1 * JW2 - W2 * JW1)
+    t1 = mg * (r2 * g0 - r0 * g2) - (W2 * JW0 - W0 * JW2)
+    t2 = mg * (r0 * g1 - r1 * g0) - (W0 * JW1 - W1 * JW0)
+    A0 = Jinv[0, 0] * t0 + Jinv[0, 1] * t1 + Jinv[0, 2] * t2
+    A1 = Jinv[1, 0] * t0 + Jinv[1, 1] * t1 + Jinv[1, 2] * t2
+    A2 = Jinv[2, 0] * t0 + Jinv[2, 1] * t1 + Jinv[2, 2] * t2
+    acc[12] = A0
+    acc[13] = A1
+    acc[14] = A2
+    c0 = W1 * a[2] - W2 * a[1]
+    c1 = W2 * a[0] - W0 * a[2]
+    c2 = W0 * a[1] - W1 * a[0]
+    e0 = A1 * a[2] - A2 * a[1] + W1 * c2 - W2 * c1
+    e1 = A2 * a[0] - A0 * a[2] + W2 * c0 - W0 * c2
+    e2 = A0 * a[1] - A1 * a[0] + W0 * c1 - W1 * c0
+    for r in range(3):
+        acc[15 + r] = -(y[3 * r] * e0 + y[3 * r + 1] * e1 + y[3 * r + 2] * e2)
 
 
 @njit(cache=True)
@@ -450,8 +479,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     amp = 0.0
     phi = 0.0
     top = (0.0, 0.0, 0.0, 0.0, z, z)
+    Jinv = np.empty((3, 3))
     if kind == dispatch.RIGID:
         top = _heavy_top(data, Jp)
+        if not inv3_into(Jp, Jinv):
+            info[0] = t_start + k0 * h
+            return 0, kernels.SINGULAR, n_saved
     else:
         Jm = data[1][0][0, 0]
         amp = data[1][2][0, 1]
@@ -485,7 +518,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
         t = t_start + (k0 + s + 1) * h
-        ok = dispatch.rhs(kind, data, t, y, acc, A, b)
+        if kind == dispatch.RIGID:
+            _heavy_top_acceleration(y, Jp, Jinv, top, acc)
+            ok = True
+        else:
+            ok = dispatch.rhs(kind, data, t, y, acc, A, b)
         if not ok:
             acc[:] = np.nan
         dispatch.diagnostics(kind, data, t, y, acc, d)
