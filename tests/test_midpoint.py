@@ -72,7 +72,8 @@ def test_quadratic_invariants_over_100_s(method, params, h):
     assert res.status == "ok", res.message
     s = res.summary
     assert s["max_orthogonality_error"] <= 1e-12
-    gamma = res.state["R"][:, 0, 2, :]  # R^T e3 = third row of R
+    gamma = res.state["Gamma"]  # R^T e3 = third row of R, shape (n, 3)
+    assert gamma.shape == (res.t.shape[0], 3) and np.array_equal(gamma, res.state["R"][:, 0, 2, :])
     assert np.abs(np.linalg.norm(gamma, axis=1) - 1.0).max() <= 1e-12
     scale = 10.0 * 9.81 * np.linalg.norm(params.get("rho", [0, 0, 0.7]))  # m g |rho|, J
     assert s["max_energy_error"] <= 1e-10 * scale, s["max_energy_error"]
