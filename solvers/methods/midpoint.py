@@ -25,7 +25,8 @@ is the first entry of the option array.
 
 The heavy-top data come from the rigid model (one body, spherical joint at a fixed pivot, gravity along e3):
 J about the pivot = J_c + m (|rho|^2 I - rho rho^T), torque m g rho x Gamma. x and v are written back from R and
-Omega (x = pivot + R rho, v = R (Omega x rho)), so the joint holds to round-off.
+Omega (x = pivot + R rho, v = R (Omega x rho)), so the joint holds to round-off. The accelerations of the
+diagnostics are the ODE's at the new state (no saddle-point solve per step).
 """
 
 from __future__ import annotations
