@@ -57,7 +57,7 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
             "state has left the constraint manifold; try a smaller step"
         )
     if code == kernels.DOMAIN:
-        why = model.extra.get("domain_message", "the method left its domain of validity")
+        why = method.domain_message or model.extra.get("domain_message", "the method left its domain of validity")
         return "failed", f"failed at t = {t:.6g} s (step {k + 1}): {why}{where}"
     if code == kernels.STEPSIZE:
         how = (f"more than {int(info[7])} internal steps in one output step" if info[7] > 0 else

@@ -5,7 +5,19 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
-from .methods import hermite, lgvi, lie_galpha, magnus4, quaternion_rk4, rattlie, rk4, rkmk4, rotvec_rk45, spark
+from .methods import (
+    hermite,
+    lgvi,
+    lie_galpha,
+    magnus4,
+    midpoint,
+    quaternion_rk4,
+    rattlie,
+    rk4,
+    rkmk4,
+    rotvec_rk45,
+    spark,
+)
 from .methods.base import Method
 from .models import (
     angular_velocity,
@@ -45,6 +57,10 @@ METHODS: dict[str, Method] = {
         magnus4.METHOD,
         hermite.METHOD_H23,
         hermite.METHOD_H33,
+        midpoint.METHOD_ANGLE,
+        midpoint.METHOD_REDUCED,
+        midpoint.METHOD_ROTATION,
+        midpoint.METHOD_CARDAN,
     )
 }
 

@@ -76,6 +76,7 @@ class Method:
     benchmarks: tuple[str, ...] | None = None
     properties: tuple[str, ...] = ()
     report: Callable[[np.ndarray, np.ndarray], dict[str, Any]] | None = None
+    domain_message: str = ""  # why the kernel's DOMAIN status fails a run (else the model's message)
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""

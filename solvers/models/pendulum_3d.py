@@ -46,6 +46,12 @@ def build(p: dict[str, Any]) -> Model:
     data = rigid.make_data([m], [Jc], [0.0, 0.0, p["g"]], [(0, -rho, -1, [0.0, 0.0, 0.0])])
     y0 = rigid.place_bodies(data, [R0], [p["Omega0"]])
 
+    def unpack(states: np.ndarray) -> dict[str, np.ndarray]:
+        """R, x, Omega, v and the reduced attitude Gamma = R^T e3 (n, 3) (BENCHMARKS.md public API)."""
+        s = rigid.unpack(data, states)
+        s["Gamma"] = np.ascontiguousarray(s["R"][:, 0, 2, :])
+        return s
+
     def points(states: np.ndarray) -> np.ndarray:
         s = rigid.unpack(data, states)
         R, x = s["R"][:, 0], s["x"][:, 0]
@@ -56,7 +62,7 @@ def build(p: dict[str, Any]) -> Model:
         "rigid",
         data,
         y0,
-        lambda st: rigid.unpack(data, st),
+        unpack,
         points,
         ("pivot", "centre of mass", "body x", "body y", "body z"),
         extra={"J_pivot": J, "J_com": Jc},
