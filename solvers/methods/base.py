@@ -57,7 +57,8 @@ class Method:
 
     ``machineries`` lists the model families the kernel advances; ``benchmarks`` optionally narrows the
     benchmarks it is offered on. ``pack`` turns validated options into the kernel's float array, and
-    ``work_size`` gives the length of its persistent work array for a model.
+    ``work_size`` gives the length of its persistent work array for a model; ``prepare`` (optional) finalises
+    the options once the model is built (api.simulate calls it before the run).
     """
 
     id: str
@@ -72,6 +73,9 @@ class Method:
     work_size: Callable[[Model], int] = lambda m: 1
     benchmarks: tuple[str, ...] | None = None
     properties: tuple[str, ...] = ()
+    # optional: turn resolved options into final ones once the model is known (e.g. spark's gamma = "R", "T",
+    # "opt"); called as prepare(options, benchmark=, params=, model=, h=, t_end=) before the run
+    prepare: Callable[..., dict[str, Any]] | None = None
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""
