@@ -1,38 +1,54 @@
 """Gauss-Lobatto SPARK (s,s) methods (Jay, SIAM J. Numer. Anal. 45 (2007) 1814-1842; seed 003) on the planar
-generalized-coordinate machinery, with seed 003's gamma-modified mass matrix (seed eq. 7)
+generalized-coordinate machinery, with seed 003's parameter gamma. Order 2s, symplectic, symmetric; position and
+velocity constraints hold at every step.
 
-    M_gamma(q) = M + gamma (I - S(q)),   I - S = A^T (A A^T)^-1 A,   A = dPhi/dq,
+Seed 003's gamma (its eqs. 7-10, 12-30 are garbled; derivation in docs/methods.md). A planar bar i in natural
+coordinates has the unit vector u_i = (P_a - P_b) / L_i and its normal v_i = e(u_i) (e: rotation by 90 degrees),
+both linear in q and of unit length only on the constraint manifold (seed eq. 13). Its rotational kinetic energy
+J_i omega_i^2 / 2 with omega_i = v_i . du_i/dt is the seed's semidefinite mass matrix J_i v_i v_i^T (eq. 4:
+rank n - m); seed eq. 7 adds gamma (I - S) with S = v_i v_i^T the projector onto the null space of the constraint
+Jacobian, which on the manifold is exactly that (eq. 6). Per bar this is Xu and Zhong's "gamma-type" splitting
+(the seed's refs. [19, 21]):
 
-which adds zero kinetic energy on the constraint manifold (it changes nothing physical, only the discretisation).
-gamma = 0 is plain SPARK. Order 2s, symplectic, symmetric; position and velocity constraints hold at every step.
+    T_gamma = T_M(qdot) + sum_i (gamma - J_i) w_i / 2,   w_i = |du_i/dt|^2 - (v_i . du_i/dt)^2,
+
+with T_M = qdot^T M qdot / 2 the model's constant natural-coordinate kinetic energy (which is the family at
+gamma = J_i) and w_i = 0 for every motion on the manifold (zero kinetic energy; the physics is unchanged). Off the
+manifold, where the Gauss points of the discretisation lie, w_i = (1 - |u_i|^2) |du_i/dt|^2 + (u_i . du_i/dt)^2 does
+not vanish (even at the midpoint of s = 1, where u_i . du_i/dt = 0): gamma changes the discretisation error (the
+phase), linearly to first order. gamma is in kg m^2 (J_i from the model: coords DISTANCE rows carry the bar's J).
+gamma = "R" is seed eq. 31 (mean of the bars' J_i), "T" seed eq. 32 as reconstructed in gamma_T, "opt" seed eq. 11
+(two short runs, linear interpolation of the signed error to zero), resolved in Python by ``prepare`` before the run.
+Only DISTANCE constraints between natural-coordinate points (PAIR, FIXED) carry the gamma term; models without them
+(two_link_arm, planar_pendulum) are unaffected by gamma.
 
 Formulation (ALGORITHMS.md section 4: the Galerkin variational form of the method). One step from (q0, p0 = M qdot0):
 the step's polynomial q_d(tau) of degree s through control points q^0 = q0, q^1..q^s = q1 at the s + 1 Lobatto nodes
 ct_nu; Gauss points (c_i, b_i): Q_i = sum_nu l_nu(c_i) q^nu, V_i = (1/h) sum_nu l_nu'(c_i) q^nu; discrete action
 
-    S = h sum_i b_i [ V_i^T M_gamma(Q_i) V_i / 2 - U(Q_i) ] - h sum_nu bt_nu Lambda_nu^T Phi(q^nu)
+    S = h sum_i b_i [ T_gamma(Q_i, V_i) - U(Q_i) ] - h sum_nu bt_nu Lambda_nu^T Phi(q^nu)
 
-(multipliers at every control point, Lobatto weights bt). With E_i = dL/dq (Q_i, V_i) = f(Q_i) + K_i,
-Y_i = M_gamma(Q_i) V_i and mu_nu = h Lambda_nu the step equations are
+(multipliers at every control point, Lobatto weights bt). With E_i = dL/dq (Q_i, V_i), Y_i = dL/dqdot (Q_i, V_i) and
+mu_nu = h Lambda_nu the step equations are
 
     R_nu = delta_nu0 p0 + sum_i b_i [h l_nu(c_i) E_i + l_nu'(c_i) Y_i] - bt_nu G(q^nu)^T mu_nu = 0,   nu = 0..s-1,
     Phi(q^nu) / h = 0,                                                                               nu = 1..s,
 
 (unknowns Delta^nu = (q^nu - q0) / h, nu = 1..s, and mu_0..mu_{s-1}), then the linear stage
 p1 = sum_i b_i [h l_s(c_i) E_i + l_s'(c_i) Y_i] - bt_s G(q1)^T mu_s with G(q1) M^-1 p1 = 0, qdot1 = M^-1 p1
-(on the constraint manifold M_gamma qdot = M qdot, so the state keeps qdot). For constant M and gamma = 0 this is the
+(on the manifold dT_gamma/dqdot = M qdot, so the state keeps qdot). For the constant M (gamma = J_i) this is the
 SPARK method of ALGORITHMS.md section 4 (Gauss a_ij, b_j for the internal stages, Lobatto ct_j, bt_j for the
 constraints, at_ij = bt_j (1 - ah_ji / b_i)); for s = 1 and a constant force it is RATTLE (tests/test_spark.py).
-K_i = gamma sum_r z_r d2Phi_r/dq2 (V_i - A^T z), z = (A A^T)^-1 A V_i, A = G(Q_i) (derivative of the projector).
 
-Newton on (Delta, mu): the Jacobian is assembled from the stage derivatives dE/dQ, dE/dV, dY/dQ, dY/dV (chain rule
-through Q_i, V_i), d(G^T mu_nu)/dq (coords.constraint_hessian) and G. For gamma = 0 it is exact (dE/dQ = df/dq from
-coords.force_jacobian, dY/dV = M); for gamma != 0 the stage derivatives are central differences of the stage function
-(relative error ~1e-10, so the iteration still converges at Newton's rate; the derivatives of the projector term
-are not coded analytically). The matrix is formed and factorised at the first iterate and again whenever an iterate
-contracts by less than a factor 4.
-Predictor: the previous step's polynomial extrapolated to the new control points (at the first step
+Newton on (Delta, mu): the Jacobian is assembled from the exact stage derivatives dE/dQ, dE/dV, dY/dQ, dY/dV (chain
+rule through Q_i, V_i; the gamma term's 2x2 blocks in _stage), d(G^T mu_nu)/dq (coords.constraint_hessian) and G.
+The matrix is formed and factorised at the first iterate and again whenever an iterate contracts by less than a
+factor 4. Predictor: the previous step's polynomial extrapolated to the new control points (at the first step
 Delta^nu = qdot0 + ct_nu h qddot0 / 2 and mu_nu = h lambda0 from the index-1 DAE).
+
+Before this version gamma multiplied the exact orthogonal projector A^T (A A^T)^-1 A of the whole system at the
+Gauss points; that term and its derivative vanish at the s = 1 midpoint for quadratic constraints and change
+s >= 2 by ~1e-10..1e-7 only, so it was not the seed's parameter (docs/methods.md).
 """
 
 from __future__ import annotations
@@ -568,7 +584,7 @@ def prepare(o: dict[str, Any], *, benchmark: str, params: dict[str, Any], model,
     """Resolve gamma = "R", "T" or "opt" to a number before packing (the kernel keeps a numeric gamma); the
     Result's options then carry the number as ``gamma`` and the request as ``gamma_choice`` (plus, for "opt",
     the two short runs' data). "opt" runs here, in Python, before the main run: two runs of
-    min(opt_steps, steps of the main run) steps at the main run's h, and their reference (h / 100)."""
+    min(opt_steps, steps to t_end) steps at opt_h (0: the main run's h), and their reference (opt_h / 100)."""
     g = o["gamma"]
     if not isinstance(g, str):
         return o
@@ -582,13 +598,15 @@ def prepare(o: dict[str, Any], *, benchmark: str, params: dict[str, Any], model,
         g2 = gamma_T(model, benchmark)
         from .. import api
 
-        steps = min(int(o["opt_steps"]), api.step_count(h, t_end))
+        h_opt = float(o["opt_h"]) or h
+        steps = min(int(o["opt_steps"]), api.step_count(h_opt, t_end))
         newton = {"newton_tol": o["newton_tol"], "newton_max_iter": o["newton_max_iter"]}
-        res = gamma_opt(benchmark, params, h, steps, int(o["s"]), g2, newton)
+        res = gamma_opt(benchmark, params, h_opt, steps, int(o["s"]), g2, newton)
         out["gamma"] = res["gamma"]
         out["gamma_opt_points"] = res["gamma_points"]
         out["gamma_opt_dW"] = res["dW"]
         out["gamma_opt_steps"] = res["steps"]
+        out["gamma_opt_h"] = res["h"]
     return out
 
 
@@ -599,9 +617,11 @@ METHOD = Method(
     order=4,
     description=(
         "Symplectic, symmetric Gauss-Lobatto SPARK (s,s) method of order 2s (s = 1..4; the order shown is for the "
-        "default s = 2) with seed 003's gamma-modified mass matrix M + gamma (I - S(q)) (gamma changes the "
-        "discretisation, not the physics): position and velocity constraints hold to the Newton tolerance, energy "
-        "error stays bounded."
+        "default s = 2) with seed 003's parameter gamma: the bars' rotational kinetic energy J omega^2 / 2 plus "
+        "gamma (I - S) on their unit vectors (natural coordinates), zero on the constraint manifold, so gamma changes "
+        "the discretisation error (the phase), not the physics; gamma = 'R', 'T' or 'opt' picks seed 003's values "
+        "(eqs. 31, 32, 11). Position and velocity constraints hold to the Newton tolerance, energy error stays "
+        "bounded."
     ),
     kernel=advance,
     machineries=("coords",),
@@ -609,8 +629,10 @@ METHOD = Method(
         "s": Option(2, "stages: s Gauss points, s + 1 Lobatto constraint nodes; order 2s", "int", 1, tableaus.MAX_S),
         "gamma": GammaOption(0.0, "seed 003's parameter gamma (kg m^2): a number or 'R', 'T', 'opt' (seed eqs. 31, "
                              "32, 11)", "float", -1e6, 1e6, GAMMA_CHOICES),
-        "opt_steps": Option(100, "steps of the two short runs of gamma = 'opt' (at the run's h, at most its steps)",
+        "opt_steps": Option(100, "steps of the two short runs of gamma = 'opt' (at opt_h, at most up to t_end)",
                             "int", 2, 100_000),
+        "opt_h": Option(0.0, "step of the short runs of gamma = 'opt' (0: the run's h; seed 003 Table 2: 0.01)",
+                        "float", 0.0, 1e3),
         **NEWTON_OPTIONS,
     },
     pack=pack,
