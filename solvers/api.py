@@ -113,6 +113,8 @@ def simulate(
     resolved = bench.resolve(params)
     opts = meth.resolve(options)
     model = bench.build(resolved)
+    if meth.prepare is not None:
+        opts = meth.prepare(opts, benchmark=benchmark, params=resolved, model=model, h=h, t_end=t_end)
     return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, max_samples, progress)
 
 

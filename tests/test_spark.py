@@ -101,17 +101,22 @@ def _rattle(q0, qd0, h, steps, M, F, phi, jac):
 
 
 def test_s1_reproduces_rattle_on_the_natural_double_pendulum():
+    """With gamma = J_1 = J_2 (m1 = 2.25 makes both bars' inertias 0.75) the seed's family is the constant
+    natural-coordinate mass matrix, and s = 1 is RATTLE."""
     h, steps = 0.01, 100
-    res = run("natural_double_pendulum", h, h * steps, 1, params=GEN_NAT)
+    params = {**GEN_NAT, "m1": 2.25}
+    res = run("natural_double_pendulum", h, h * steps, 1, 0.75, params=params)
     y0 = natural_double_pendulum.build({**{k: p.default for k, p in natural_double_pendulum.PARAMS.items()},
-                                        **GEN_NAT}).y0
-    rattle = _rattle(y0[:4], y0[4:], h, steps, ref.mass_matrix_natural_double_pendulum(),
-                   ref.force_natural_double_pendulum(), ref.constraint_natural_double_pendulum,
-                   ref.constraint_jacobian_natural_double_pendulum)
+                                        **params}).y0
+    rattle = _rattle(y0[:4], y0[4:], h, steps, ref.mass_matrix_natural_double_pendulum(2.25, 1.0),
+                     ref.force_natural_double_pendulum(2.25, 1.0), ref.constraint_natural_double_pendulum,
+                     ref.constraint_jacobian_natural_double_pendulum)
     assert np.abs(traj(res) - rattle).max() < 1e-10
-    # and s = 2 is a different (higher order) method
-    res2 = run("natural_double_pendulum", h, h * steps, 2, params=GEN_NAT)
+    # and s = 2 is a different (higher order) method; gamma != J another discretisation
+    res2 = run("natural_double_pendulum", h, h * steps, 2, 0.75, params=params)
     assert np.abs(traj(res2) - rattle).max() > 1e-6
+    res3 = run("natural_double_pendulum", h, h * steps, 1, 0.0, params=params)
+    assert np.abs(traj(res3) - rattle).max() > 1e-6
 
 
 # ---------------------------------------------------------------- coords derivatives used by Newton
@@ -230,29 +235,30 @@ def test_energy_bounded_without_drift_over_1e5_steps(benchmark, params, h, s):
 
 # ---------------------------------------------------------------- seed 003's gamma
 
-@pytest.mark.parametrize(("benchmark", "params", "s", "h"), [
-    ("natural_double_pendulum", GEN_NAT, 2, 0.02),
-    ("natural_double_pendulum", {}, 3, 0.04),
-    ("two_link_arm", GEN_ARM, 1, 0.01),
-    ("two_link_arm", {}, 2, 0.02),
+@pytest.mark.parametrize(("params", "s", "h"), [
+    (GEN_NAT, 1, 0.01),
+    (GEN_NAT, 2, 0.02),
+    ({}, 1, 0.02),
+    ({}, 3, 0.04),
 ])
-def test_gamma_changes_the_discretisation_not_the_physics(benchmark, params, s, h):
+def test_gamma_changes_the_discretisation_not_the_physics(params, s, h):
+    benchmark = "natural_double_pendulum"
     r0 = run(benchmark, h, 2.0, s, 0.0, params)
-    r1 = run(benchmark, h, 2.0, s, 0.5, params)
+    r1 = run(benchmark, h, 2.0, s, 0.9, params)
     e0 = state_error(benchmark, r0, params)
     e1 = state_error(benchmark, r1, params)
     diff = np.abs(traj(r1) - traj(r0)).max()
-    assert diff > 1e-11  # a different discrete trajectory ...
+    assert diff > 0.05 * e0  # a clearly different discrete trajectory (also for s = 1: the seed's family) ...
     assert diff <= 2.0 * max(e0, e1)  # ... within the discretisation error of either
-    assert e1 <= 3.0 * e0 and e0 <= 3.0 * e1
+    assert e1 <= 10.0 * e0 and e0 <= 10.0 * e1
 
 
-def test_gamma_has_no_effect_for_s1_with_quadratic_constraints():
-    """s = 1, natural coordinates: Phi is quadratic, so Phi(q1) - Phi(q0) = A(midpoint)(q1 - q0) and the midpoint
-    velocity lies in the null space of A(Q): the gamma term vanishes identically (a property, not a bug)."""
-    r0 = run("natural_double_pendulum", 0.02, 2.0, 1, 0.0, GEN_NAT)
-    r1 = run("natural_double_pendulum", 0.02, 2.0, 1, 0.9, GEN_NAT)
-    assert np.abs(traj(r1) - traj(r0)).max() < 1e-11
+def test_gamma_acts_only_on_bars_in_natural_coordinates():
+    """The seed's gamma term lives on the bars' unit vectors: two_link_arm (absolute coordinates, coincidence
+    constraints) is untouched by it."""
+    r0 = run("two_link_arm", 0.01, 1.0, 2, 0.0, GEN_ARM)
+    r1 = run("two_link_arm", 0.01, 1.0, 2, 5.0, GEN_ARM)
+    assert np.array_equal(traj(r0), traj(r1))
 
 
 def test_planar_pendulum_ignores_gamma():
@@ -285,23 +291,24 @@ def test_options_validated():
 @pytest.mark.parametrize("s", [1, 2, 3, 4])
 def test_seed_run_with_large_gamma_converges(s):
     """Seed 003's run (h = 0.04, 100 steps) with gamma_T = 0.916667 and a large gamma: Newton converges (the gamma
-    part of the Jacobian is differenced, not dropped) and the constraints hold."""
+    part of the Jacobian is exact, not dropped) and the constraints hold. Measured iterations per step for s = 1..4:
+    6.5, 4.6, 3.9, 3.3 at gamma_T (as for the constant mass matrix), 8.2, 5.8, 4.4, 3.8 at gamma = 20."""
     for gamma in (0.916667, 20.0):
         res = run("natural_double_pendulum", 0.04, 4.0, s, gamma)
-        assert res.newton_iterations <= 8 * res.steps
+        assert res.newton_iterations <= (7 if gamma < 1 else 9) * res.steps
         assert res.summary["max_constraint_position"] <= 1e-10
         assert res.summary["max_constraint_velocity"] <= 1e-10
 
 
 @pytest.mark.parametrize(("benchmark", "params", "s", "hs"), [
     ("natural_double_pendulum", GEN_NAT, 2, [0.04, 0.02, 0.01, 0.005]),
-    ("two_link_arm", GEN_ARM, 2, [0.02, 0.01, 0.005, 0.0025]),
+    ("natural_double_pendulum", GEN_NAT, 1, [0.01, 0.005, 0.0025, 0.00125]),
 ])
 def test_large_gamma_keeps_the_physics_and_the_order(benchmark, params, s, hs):
-    """gamma = 20 (far beyond seed 003's values) still converges to the reference at order 2s with errors close to
-    gamma = 0: the projector term K = dL/dq of the modified kinetic energy is right (a wrong sign or a missing
-    factor changes the physics and fails here)."""
+    """gamma = 20 (far beyond seed 003's values) still converges to the reference at order 2s: the gamma term's
+    dL/dq and dL/dqdot are right (a wrong sign or a missing factor changes the physics and fails here); its errors
+    are larger than gamma = 0's (gamma changes the error constant) but of the same order of magnitude."""
     e0 = [state_error(benchmark, run(benchmark, h, 2.0, s, 0.0, params), params) for h in hs]
     e1 = [state_error(benchmark, run(benchmark, h, 2.0, s, 20.0, params), params) for h in hs]
     assert abs(fitted_order(hs, e1) - 2 * s) <= 0.3, e1
-    np.testing.assert_allclose(e1, e0, rtol=0.5)
+    assert all(0.1 <= a / b <= 30.0 for a, b in zip(e1, e0, strict=True)), (e1, e0)

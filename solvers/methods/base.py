@@ -60,7 +60,8 @@ class Method:
     ``machineries`` lists the model families the kernel advances; ``benchmarks`` optionally narrows the
     benchmarks it is offered on. ``pack`` turns validated options into the kernel's float array, and
     ``work_size`` gives the length of its persistent work array for a model. ``report(work, info)``, if
-    given, returns extra summary entries after a run (adaptive step counts, switch times).
+    given, returns extra summary entries after a run (adaptive step counts, switch times); ``prepare``
+    (optional) finalises the options once the model is built (api.simulate calls it before the run).
     """
 
     id: str
@@ -77,6 +78,9 @@ class Method:
     properties: tuple[str, ...] = ()
     report: Callable[[np.ndarray, np.ndarray], dict[str, Any]] | None = None
     domain_message: str = ""  # why the kernel's DOMAIN status fails a run (else the model's message)
+    # optional: turn resolved options into final ones once the model is known (e.g. spark's gamma = "R", "T",
+    # "opt"); called as prepare(options, benchmark=, params=, model=, h=, t_end=) before the run
+    prepare: Callable[..., dict[str, Any]] | None = None
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""

@@ -8,10 +8,11 @@ holonomic constraints built from points:
   planar body in absolute coordinates); ANGLE (ax sin q_i, -ax cos q_i) (a point at distance ax from the origin
   on a pendulum whose angle q_i is measured from the downward vertical);
 - constraint types: COINCIDE (P_a - P_b = 0, 2 rows) and DISTANCE (|P_a - P_b|^2 - L^2 = 0, 1 row,
-  the natural-coordinate form of seed 003).
+  the natural-coordinate form of seed 003); a DISTANCE row may carry J, the moment of inertia about its centre of
+  mass of the bar it holds together (used only by seed 003's gamma family in methods/spark.py; 0 if unknown).
 
 Kernel data tuple: ``(M (n,n), f0 (n,), cos_terms (K,3) [i, a, phi], points (P,4) [type, i, ax, ay],
-constraints (C,4) [type, a, b, L])``. The state is [q, dq/dt].
+constraints (C,5) [type, a, b, L, J])``. The state is [q, dq/dt].
 """
 
 from __future__ import annotations
@@ -30,15 +31,16 @@ def make_data(
     f0: np.ndarray,
     cos_terms: list[tuple[int, float, float]] | None = None,
     points: list[tuple[int, int, float, float]] | None = None,
-    constraints: list[tuple[int, int, int, float]] | None = None,
+    constraints: list[tuple[int, int, int, float] | tuple[int, int, int, float, float]] | None = None,
 ) -> tuple:
-    """Pack a planar model into the kernel tuple."""
+    """Pack a planar model into the kernel tuple (constraints without J get J = 0)."""
+    cons = [tuple(c) + (0.0,) * (5 - len(c)) for c in (constraints or [])]
     return (
         np.ascontiguousarray(M, dtype=float),
         np.asarray(f0, dtype=float),
         np.array(cos_terms or [], dtype=float).reshape(-1, 3),
         np.array(points or [], dtype=float).reshape(-1, 4),
-        np.array(constraints or [], dtype=float).reshape(-1, 4),
+        np.array(cons, dtype=float).reshape(-1, 5),
     )
 
 

@@ -42,7 +42,8 @@ def build(p: dict[str, Any]) -> Model:
         mass_matrix(m1, m2),
         np.array([0.0, -g * (m1 + m2) / 2, 0.0, -g * m2 / 2]),
         points=[(coords.FIXED, 0, 0.0, 0.0), (coords.PAIR, 0, 0.0, 0.0), (coords.PAIR, 2, 0.0, 0.0)],
-        constraints=[(coords.DISTANCE, 1, 0, l1), (coords.DISTANCE, 2, 1, l2)],
+        # J_i = m_i l_i^2 / 12: each bar's inertia about its centre (seed 003's gamma family needs it)
+        constraints=[(coords.DISTANCE, 1, 0, l1, m1 * l1**2 / 12), (coords.DISTANCE, 2, 1, l2, m2 * l2**2 / 12)],
     )
     return Model(
         "coords",
