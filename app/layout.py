@@ -83,14 +83,7 @@ def build_layout(benchmarks: list[dict], benchmark: str | None, methods: list[st
     )
     return html.Div(
         [
-            html.Header(
-                [
-                    html.H1("Integrator Lab"),
-                    html.P("Geometric time integrators for rigid multibody dynamics, side by side."),
-                ],
-                className="header",
-            ),
-            html.Main(
+            html.Div(
                 [
                     controls,
                     progress,
@@ -104,5 +97,5 @@ def build_layout(benchmarks: list[dict], benchmark: str | None, methods: list[st
                 ],
             ),
         ],
-        className="page",
+        className="run-page",
     )
