@@ -184,8 +184,8 @@ def run_page_href(run: Mapping[str, Any]) -> str:
     """Link to the Run page (``/``) restoring this run: ``?benchmark=..&methods=..&h=..&t_end=..`` plus the run's
     parameters as ``p.NAME`` and method options as ``o.METHOD.NAME`` (numbers as text, vectors and matrices as
     JSON), the Run page's query format (app/urlstate.py)."""
-    query = [("benchmark", run["benchmark"]), ("methods", run["method"]), ("h", f"{run['h']:g}"),
-             ("t_end", f"{run['t_end']:g}")]
+    query = [("benchmark", run["benchmark"]), ("methods", run["method"]), ("h", _query_value(run["h"])),
+             ("t_end", _query_value(run["t_end"]))]
     query += [(f"p.{k}", _query_value(v)) for k, v in (run.get("params") or {}).items()]
     query += [(f"o.{run['method']}.{k}", _query_value(v)) for k, v in (run.get("options") or {}).items()]
     return "/?" + urlencode(query)
@@ -195,7 +195,7 @@ def _query_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return str(value)  # shortest text that reads back to the same number
     if isinstance(value, (list, tuple)):
         return json.dumps(value)
     return str(value)

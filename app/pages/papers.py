@@ -64,7 +64,7 @@ def layout(**_query) -> html.Div:
                         [html.Label("Shorten every run to t_end [s]", htmlFor="papers-t-end"),
                          dcc.Input(id="papers-t-end", type="number", value=None, step="any", inputMode="decimal",
                                    placeholder="the paper's")],
-                        className="field", style={"maxWidth": "260px"},
+                        className="field",
                     ),
                     html.Div(html.Button("Cancel", id="papers-cancel", n_clicks=0, disabled=True, className="button"),
                              className="buttons"),
@@ -72,7 +72,8 @@ def layout(**_query) -> html.Div:
                            "behaviour are then measured on the shorter run. Identical requests are served from the "
                            "cache.", style={**_MUTED, "fontSize": "0.9rem", "margin": "0", "flex": "1"}),
                 ],
-                style={"display": "flex", "gap": "1rem", "alignItems": "end", "marginBottom": "0.8rem"},
+                className="controls",
+                style={"gridTemplateColumns": "260px auto 1fr", "marginBottom": "0.8rem"},
             ),
             html.Div([_preset_card(d) for d in presets] or html.P("No experiments are registered."),
                      id="papers-presets"),
@@ -118,7 +119,7 @@ def results(data: dict) -> list:
                           config={"displaylogo": False, "responsive": True}, style={"flex": "2", "minWidth": "0"}),
                 html.Div([html.H4("Paper says", style={"margin": "0 0 0.3rem"}),
                           *[html.P(s, style={"margin": "0 0 0.4rem"}) for s in says]] if says else [],
-                         style={"flex": "1", "fontSize": "0.9rem"}),
+                         className="paper-says", style={"flex": "1", "fontSize": "0.9rem"}),
             ],
             className="paper-figure", style={**_CARD, "display": "flex", "gap": "1rem", "alignItems": "center"},
         ))
