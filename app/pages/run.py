@@ -1,109 +1,410 @@
-"""The run page (``/``): configure, run, compare. Callbacks stay thin; the work is in app.jobs and app.figures."""
+"""The run page (``/``): configure, run every selected method as background jobs, compare the runs.
+
+Callbacks stay thin: validation and caching live in app.jobs, figures in app.figures, the layout in app.layout,
+links in app.urlstate, the browser-side animation and chart linking in assets/run_page.js.
+
+Flow: every form change re-validates (messages next to the fields, the shareable link). Run validates again;
+if every run of the request is in the run cache the keys go straight to ``run-keys`` (no job), else the request
+goes to the background job, which runs what is missing (progress bar per run, Cancel kills it) and returns the
+keys. Charts, table and 3D view are drawn from the cached results those keys name.
+"""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import time
 
 import dash
-from dash import Input, Output, State, callback, no_update
+from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
 
 import solvers
-from app import jobs
-from app.figures import energy_figure
-from app.layout import build_layout, default_benchmark, default_methods, status
+from app import config, figures, jobs, urlstate
+from app.layout import (
+    benchmark_info,
+    build_layout,
+    default_methods,
+    initial_form,
+    option_defaults,
+    options_panel,
+    param_defaults,
+    params_panel,
+    progress_rows,
+    status,
+    summary_table,
+)
 
 dash.register_page(__name__, path="/", name="Run", title="Integrator Lab: run", order=0)
 
 log = logging.getLogger(__name__)
 
 
-def layout(**_query) -> object:
-    benchmark = default_benchmark(solvers.benchmarks())
-    return build_layout(
-        [solvers.describe(b) for b in solvers.benchmarks()],
-        benchmark,
-        solvers.methods(benchmark) if benchmark else [],
-    )
+def layout(**query) -> object:
+    """The page; a shared link's query (see app.urlstate) restores benchmark, methods, step, parameters, options."""
+    try:
+        return build_layout(initial_form(urlstate.form_from_query(query)))
+    except (ValueError, TypeError, KeyError) as exc:  # a mangled link: show the defaults and say why
+        log.warning("ignoring the link's query %r: %s", query, exc)
+        page = build_layout(initial_form({}))
+        page.children.insert(0, status("error", f"The link could not be read ({exc}); showing the defaults."))
+        return page
+
+
+@functools.cache
+def run_cache() -> jobs.RunCache:
+    """The per-run result cache (a handle on the shared directory; every process opens its own)."""
+    return jobs.RunCache(config.cache_dir() / "runs", config.code_version())
+
+
+def _collect(inputs: list[dict]) -> tuple[dict, dict]:
+    """Parameter and option entries from the ``ctx.inputs_list``/``states_list`` entries of the ALL fields."""
+    params: dict = {}
+    options: dict = {}
+    for group in inputs:
+        if not isinstance(group, list):
+            continue
+        for item in group:
+            cid = item.get("id")
+            if not isinstance(cid, dict):
+                continue
+            if cid.get("type") == "param":
+                params[cid["name"]] = item.get("value")
+            elif cid.get("type") == "option":
+                options.setdefault(cid["method"], {})[cid["name"]] = item.get("value")
+    return params, options
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Form
 
 
 @callback(
     Output("methods", "options"),
     Output("methods", "value"),
+    Output("benchmark-info", "children"),
+    Output("params-panel", "children"),
+    Output("step", "value"),
+    Output("t-end", "value"),
     Input("benchmark", "value"),
     State("methods", "value"),
     prevent_initial_call=True,
 )
-def update_methods(benchmark, selected):
-    available = solvers.methods(benchmark) if benchmark else []
-    return available, default_methods(available, selected)
+def change_benchmark(benchmark, selected):
+    """A new benchmark: its methods, description, parameters and default step and end time."""
+    if benchmark not in solvers.benchmarks():
+        return [], [], [], [], no_update, no_update
+    available = solvers.methods(benchmark)
+    d = solvers.describe(benchmark)
+    return (available, default_methods(available, selected), benchmark_info(benchmark), params_panel(benchmark),
+            d["default_h"], d["default_t_end"])
 
 
 @callback(
-    Output("job-request", "data"),
-    Output("status", "children"),
-    Output("progress", "value"),
-    Input("run", "n_clicks"),
+    Output("options-panel", "children"),
+    Input("methods", "value"),
+    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+    prevent_initial_call=True,
+)
+def change_methods(methods, _option_values):
+    """The options of the selected methods, keeping what was typed for methods still selected."""
+    _, current = _collect(ctx.states_list)
+    return options_panel([m for m in methods or [] if isinstance(m, str)], current)
+
+
+FORM_STATE = [
     State("benchmark", "value"),
     State("methods", "value"),
     State("step", "value"),
     State("t-end", "value"),
+    State({"type": "param", "name": ALL}, "value"),
+    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+]
+
+
+def _messages(errors: dict, ids: list[dict], prefix: str) -> list[str]:
+    out = []
+    for cid in ids:
+        key = f"{prefix}:{cid['name']}" if prefix == "param" else f"option:{cid['method']}:{cid['name']}"
+        out.append(errors.get(key, ""))
+    return out
+
+
+@callback(
+    Output("step-msg", "children"),
+    Output("t-end-msg", "children"),
+    Output("methods-msg", "children"),
+    Output({"type": "param-msg", "name": ALL}, "children"),
+    Output({"type": "option-msg", "method": ALL, "name": ALL}, "children"),
+    Output("share-link", "href"),
+    Input("benchmark", "value"),
+    Input("methods", "value"),
+    Input("step", "value"),
+    Input("t-end", "value"),
+    Input({"type": "param", "name": ALL}, "value"),
+    Input({"type": "option", "method": ALL, "name": ALL}, "value"),
+)
+def validate(benchmark, methods, step, t_end, _params, _options):
+    """Messages next to every invalid field, and the shareable link of the form as it stands."""
+    params, options = _collect(ctx.inputs_list)
+    form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+            "options": options}
+    _, errors = jobs.check_form(form)
+    param_ids = [item["id"] for item in ctx.outputs_list[3]]
+    option_ids = [item["id"] for item in ctx.outputs_list[4]]
+    param_msgs = _messages(errors, param_ids, "param")
+    defaults = {"params": param_defaults(benchmark) if benchmark in solvers.benchmarks() else {},
+                "options": {m: option_defaults(m) for m in methods or [] if m in solvers.methods()}}
+    query = urlstate.query_from_form(form, defaults)
+    return (errors.get("step", ""), errors.get("t-end", ""), errors.get("methods", ""), param_msgs,
+            _messages(errors, option_ids, "option"), dash.get_relative_path("/") + query)
+
+
+@callback(
+    Output("params-msg", "children"),
+    Input({"type": "param", "name": ALL}, "value"),
+    State("benchmark", "value"),
     prevent_initial_call=True,
 )
-def request_run(_n_clicks, benchmark, methods, step, t_end):
-    """Validate the form; only a valid request reaches the background job."""
-    if not methods:
-        return no_update, status("error", "Choose at least one method."), 0
-    try:
-        checked = [jobs.check_config({"benchmark": benchmark, "method": m, "h": step, "t_end": t_end}) for m in methods]
-    except ValueError as exc:
-        return no_update, status("error", str(exc)), 0
-    return checked, status("running", "Starting…"), 0
+def validate_param_set(_values, benchmark):
+    """Problems of the parameter set as a whole (e.g. two exclusive initial states given)."""
+    params, _ = _collect(ctx.inputs_list)
+    if benchmark not in solvers.benchmarks():
+        return ""
+    _, errors = jobs.check_params(benchmark, params)
+    return errors.get("", "")
 
 
-def _number(x) -> str:
-    return "n/a" if x is None else f"{x:.3g}"
+# ----------------------------------------------------------------------------------------------------------
+# Running
+
+
+@callback(
+    Output("job-request", "data"),
+    Output("run-keys", "data"),
+    Output("status", "children"),
+    Output("progress", "children"),
+    Input("run", "n_clicks"),
+    *FORM_STATE,
+    prevent_initial_call=True,
+)
+def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options):
+    """Validate the form; serve a fully cached request at once, send anything else to the background job."""
+    params, options = _collect(ctx.states_list)
+    form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+            "options": options}
+    configs, errors = jobs.check_form(form)
+    if errors:
+        first = next(iter(errors.values()))
+        return no_update, no_update, status("error", f"Nothing was run: {first}"), []
+    started = time.perf_counter()
+    cache = run_cache()
+    keys = [cache.key(c) for c in configs]
+    if all(k in cache for k in keys):
+        elapsed = time.perf_counter() - started
+        done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
+        return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
+            status("running", "Loading from the cache…"), done
+    return {"configs": configs}, no_update, status("running", "Running…"), \
+        progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
 
 def _job_failed(exc: Exception):
     log.error("background job failed: %s", exc)
-    return no_update, status("error", "The run failed with an internal error (details in the server log)."), 0
+    return no_update, status("error", "The run failed with an internal error (details in the server log).")
 
 
 @callback(
-    Output("energy-graph", "figure"),
+    Output("run-keys", "data", allow_duplicate=True),
     Output("status", "children", allow_duplicate=True),
-    Output("progress", "value", allow_duplicate=True),
     Input("job-request", "data"),
     background=True,
-    interval=250,  # ms between polls of a running job
-    progress=[Output("progress", "value"), Output("status", "children")],
-    progress_default=[0, status("cancelled", "Cancelled.")],
+    interval=200,  # ms between polls of a running job
+    progress=[Output("progress", "children"), Output("job-status", "children")],
+    progress_default=[[], ""],
     running=[(Output("run", "disabled"), True, False), (Output("cancel", "disabled"), False, True)],
     cancel=[Input("cancel", "n_clicks")],
     on_error=_job_failed,
     prevent_initial_call=True,
 )
-def run_simulation(set_progress, request):
-    """Run every configuration of a validated request (a list of run_job configs), one after the other."""
-    n = len(request)
+def run_jobs(set_progress, request):
+    """Run every configuration of a validated request that is not cached yet, storing each in the run cache."""
+    configs = request["configs"]
+    cache = run_cache()
     started = time.perf_counter()
-    results = []
-    for i, run_config in enumerate(request):
-        label = f"{run_config['method']} ({i + 1}/{n})"
+    fractions = [0.0] * len(configs)
+    notes = ["queued"] * len(configs)
+    labels = [figures.run_label(c) for c in configs]
 
-        def report(fraction: float, i=i, label=label) -> None:
-            done = (i + fraction) / n
-            set_progress((done, status("running", f"Running {label}: {100 * fraction:.0f} %")))
+    def show(text: str) -> None:
+        set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
+
+    keys, cached = [], 0
+    for i, run_config in enumerate(configs):
+        notes[i] = "running"
+
+        def report(fraction: float, i=i) -> None:
+            fractions[i] = fraction
+            notes[i] = f"{100 * fraction:.0f} %"
+            show(f"Running {labels[i]} ({i + 1}/{len(configs)})…")
 
         report(0.0)
-        results.append(jobs.run_job(run_config, report))
-    elapsed = time.perf_counter() - started
+        key, result, hit = cache.run(run_config, report)
+        cached += hit
+        fractions[i], notes[i] = 1.0, "cached" if hit else result["status"]
+        keys.append(key)
+    return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
+            "elapsed": time.perf_counter() - started}, no_update
 
-    problems = [f"{r['method']}: {r['message'] or r['status']}" for r in results if r["status"] != "ok"]
+
+# ----------------------------------------------------------------------------------------------------------
+# Results
+
+
+def _results(run_keys: dict | None) -> list[dict]:
+    cache = run_cache()
+    out = []
+    for key in (run_keys or {}).get("keys", []):
+        result = cache.get(key)
+        if result is not None:
+            out.append(result)
+    return out
+
+
+def _outcome(results: list[dict], info: dict) -> object:
+    """The status line after a run: done (with timing and cache use) or the problems of failed runs."""
+    problems = [f"{figures.run_label(r)}: {r['status']}: {r['message']}" for r in results if r["status"] != "ok"]
+    if len(results) < len(info.get("keys", [])):
+        problems.append("some results are no longer in the cache: press Run again")
     if problems:
-        kind, text = "error", "; ".join(problems)
-    else:
-        worst = ", ".join(f"{r['method']} {_number(r['summary'].get('max_energy_error'))} J" for r in results)
-        kind, text = "done", f"Done: {n} run(s), computed in {elapsed:.2f} s. Max |E - E0|: {worst}."
-    return energy_figure(results), status(kind, text), 1 if kind == "done" else 0
+        return status("error", "; ".join(problems) + " (partial results are plotted).")
+    computed, cached = info.get("computed", 0), info.get("cached", 0)
+    source = f"{computed} computed in {info.get('elapsed', 0):.2f} s" if computed else "all from the cache"
+    if computed and cached:
+        source += f", {cached} from the cache"
+    return status("done", f"Done: {len(results)} run(s), {source}.")
+
+
+@callback(
+    Output("status", "children", allow_duplicate=True),
+    Input("cancel", "n_clicks"),
+    prevent_initial_call=True,
+)
+def cancelled(_n_clicks):
+    return status("cancelled", "Cancelled: runs that had finished are kept in the cache.")
+
+
+@callback(
+    Output("constraint-graph", "figure"),
+    Output("orthogonality-graph", "figure"),
+    Output("momentum-graph", "figure"),
+    Output("summary-table", "children"),
+    Output("scene-data", "data"),
+    Output("scene-3d", "figure"),
+    Output("trajectory-components", "options"),
+    Output("trajectory-components", "value"),
+    Output("status", "children", allow_duplicate=True),
+    Input("run-keys", "data"),
+    State("trajectory-components", "value"),
+    prevent_initial_call="initial_duplicate",
+)
+def show_results(run_keys, components):
+    results = _results(run_keys)
+    scene = figures.scene_data(results, solvers.describe(results[0]["benchmark"]).get("gravity_direction")
+                               if results else None)
+    available = figures.trajectory_components(results)
+    kept = [c for c in components or [] if c in available] or figures.default_components(results)
+    return (
+        figures.constraint_figure(results),
+        figures.orthogonality_figure(results),
+        figures.momentum_figure(results),
+        summary_table(figures.summary_rows(results)),
+        scene,
+        figures.scene_figure(scene),
+        available,
+        kept,
+        _outcome(results, run_keys) if run_keys else no_update,
+    )
+
+
+@callback(
+    Output("trajectory-graph", "figure"),
+    Input("trajectory-components", "value"),
+    State("run-keys", "data"),
+)
+def show_trajectory(components, run_keys):
+    return figures.trajectory_figure(_results(run_keys), components or [])
+
+
+@callback(
+    Output("energy-graph", "figure"),
+    Input("run-keys", "data"),
+    Input("energy-mode", "value"),
+)
+def show_energy(run_keys, mode):
+    return figures.energy_figure(_results(run_keys), mode or "signed")
+
+
+@callback(
+    Output("download", "data"),
+    Input("download-csv-button", "n_clicks"),
+    Input("download-json-button", "n_clicks"),
+    Input("download-config-button", "n_clicks"),
+    State("run-keys", "data"),
+    *FORM_STATE,
+    prevent_initial_call=True,
+)
+def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _params, _options):
+    """The results (CSV, JSON) of the runs shown, or the configuration of the form (JSON)."""
+    which = ctx.triggered_id
+    if which == "download-config-button":
+        params, options = _collect(ctx.states_list)
+        form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+                "options": options}
+        configs, errors = jobs.check_form(form)
+        body = {"form": form, "runs": configs, "errors": errors, "code_version": config.code_version()}
+        return dcc.send_string(json.dumps(body, indent=2), f"integrator-lab-{benchmark}-config.json")
+    results = _results(run_keys)
+    if not results:
+        return no_update
+    name = f"integrator-lab-{results[0]['benchmark']}"
+    if which == "download-csv-button":
+        return dcc.send_string(figures.results_csv(results), f"{name}.csv")
+    return dcc.send_string(figures.results_json(results), f"{name}.json")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Browser side (assets/run_page.js): step <-> log slider, linked x-zoom, the 3D animation and time cursor
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "syncStep"),
+    Output("step", "value", allow_duplicate=True),
+    Output("step-slider", "value"),
+    Input("step", "value"),
+    Input("step-slider", "value"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "linkX"),
+    Output("x-link", "data"),
+    Input("trajectory-graph", "relayoutData"),
+    Input("energy-graph", "relayoutData"),
+    Input("constraint-graph", "relayoutData"),
+    Input("orthogonality-graph", "relayoutData"),
+    Input("momentum-graph", "relayoutData"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "startScene"),
+    Output("scene-ready", "data"),
+    Input("scene-data", "data"),
+    Input("scene-3d", "figure"),
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "setSpeed"),
+    Output("scene-speed-store", "data"),
+    Input("scene-speed", "value"),
+)
