@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import plotly.graph_objects as go
 
 from solvers import papers
@@ -79,9 +80,14 @@ def run_preset(request: Mapping[str, Any], progress: Progress | None = None) -> 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _log_values(values: list) -> list:
-    """|v| for a log axis, zero and missing values as gaps."""
-    return [abs(v) if isinstance(v, (int, float)) and v != 0 else None for v in values]
+def _array(values: list, log: bool = False) -> np.ndarray:
+    """float32 (sent base64-encoded: 2.4 times smaller than JSON lists); missing values, and zeros on a log
+    axis, as NaN gaps; |v| on a log axis."""
+    a = np.array([np.nan if v is None else v for v in values], dtype=np.float32)
+    if log:
+        a = np.abs(a)
+        a[a == 0] = np.nan
+    return a
 
 
 def series_figure(data: Mapping[str, Any], spec: Mapping[str, Any]) -> go.Figure:
@@ -95,9 +101,9 @@ def series_figure(data: Mapping[str, Any], spec: Mapping[str, Any]) -> go.Figure
         if values is None:
             continue
         name = f"{run['label']} ({run['method']}, h = {run['h']:g})"
-        y = _log_values(values) if spec.get("log") else values
         dash = "dot" if run.get("role") == "reference" else None
-        fig.add_trace(go.Scatter(x=run["t"], y=y, mode="lines", name=name, line={"dash": dash, "width": 1.5}))
+        fig.add_trace(go.Scatter(x=_array(run["t"]), y=_array(values, bool(spec.get("log"))), mode="lines",
+                                 name=name, line={"dash": dash, "width": 1.5}))
     unit = f" [{spec['unit']}]" if spec.get("unit") else ""
     fig.update_layout(
         title_text=f"{spec['figure']}: {spec['title']}",

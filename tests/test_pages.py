@@ -237,7 +237,7 @@ def test_figures_and_tables_of_a_short_seed000_run(seed000_short):
         assert says, f"no 'paper says' text matched {series.figure}"
         if series.log:
             assert fig.layout.yaxis.type == "log"
-            assert all(v is None or v > 0 for t in fig.data for v in t.y)
+            assert all(np.isnan(v) or v > 0 for t in fig.data for v in t.y)
     rows = pv.claims_rows(data)
     assert [r["id"] for r in rows] == [c.key for c in exp.claims]
     assert all(r["verdict"] in ("reproduced", "not reproduced", "not measured", "not applicable") for r in rows)
@@ -273,11 +273,13 @@ GRAPH_TRACES_JS = """(sel) => {
 }"""
 
 
-def _screenshot(page, name: str) -> None:
+def _screenshot(page, name: str, height: int | None = None) -> None:
+    """Save a screenshot (the full page, or its top ``height`` pixels) when INTEGRATOR_LAB_SCREENSHOTS is set."""
     directory = os.environ.get("INTEGRATOR_LAB_SCREENSHOTS")
     if directory:
         Path(directory).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(directory) / name), full_page=True)
+        clip = {"x": 0, "y": 0, "width": 1280, "height": height} if height else None
+        page.screenshot(path=str(Path(directory) / name), full_page=True, clip=clip)
 
 
 def _choose(page, dropdown_id: str, values: list[str]) -> None:
@@ -298,6 +300,16 @@ def _choose(page, dropdown_id: str, values: list[str]) -> None:
     )
 
 
+def _watch_status(page, status_id: str) -> None:
+    """Record every text the status area shows (to see the job's progress reports)."""
+    page.evaluate("""(id) => {
+        window.__statuses = [];
+        const el = document.getElementById(id);
+        new MutationObserver(() => window.__statuses.push(el.innerText)).observe(
+            el, {childList: true, subtree: true, characterData: true});
+    }""", status_id)
+
+
 def _traces(page, graph_id: str):
     return page.evaluate(GRAPH_TRACES_JS, f"#{graph_id}")
 
@@ -315,10 +327,12 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
     page.fill("#conv-levels", "3")
     page.fill("#conv-t-end", "1")
 
+    _watch_status(page, "conv-status")
     start = time.perf_counter()
     page.click("#conv-run")
     page.wait_for_selector("#conv-status .status-done", timeout=JOB_TIMEOUT_MS)
     click_to_plot = time.perf_counter() - start
+    assert any(s.startswith("Starting: 6 runs") for s in page.evaluate("window.__statuses"))
 
     traces = _traces(page, "conv-order-graph")
     fitted = {}
@@ -385,10 +399,13 @@ def test_papers_page_runs_the_seed000_preset(page, live_server, record_property)
     assert page.locator(".paper-preset").count() == len(papers.EXPERIMENTS)
     page.fill("#papers-t-end", "3")
 
+    _watch_status(page, "papers-status")
     start = time.perf_counter()
     page.click("#preset-seed000 button")
     page.wait_for_selector("#papers-status .status-done", timeout=JOB_TIMEOUT_MS)
     first = time.perf_counter() - start
+    shown = page.evaluate("window.__statuses")
+    assert any(re.fullmatch(r"Running seed000: \d+ %", s) for s in shown), shown
     page.wait_for_selector(".paper-figure .main-svg")
 
     claims = page.locator("#papers-claims tbody tr")
@@ -412,7 +429,7 @@ def test_papers_page_runs_the_seed000_preset(page, live_server, record_property)
     assert page.locator("#papers-runs tbody tr").count() == len(exp.runs)
     href = page.locator("#papers-runs .run-link").first.get_attribute("href")
     assert href.startswith("/?benchmark=spatial_double_pendulum&methods=lie_galpha")
-    _screenshot(page, "papers.png")
+    _screenshot(page, "papers.png", height=2000)
 
     # the identical request again: served from the job cache
     page.reload()

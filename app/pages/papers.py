@@ -86,6 +86,8 @@ def layout(**_query) -> html.Div:
                 className="progress-row",
             ),
             html.Div(id="papers-results"),
+            # a hidden graph makes the browser fetch plotly.js with the page, not when the results arrive
+            dcc.Graph(id="papers-preload", style={"display": "none"}),
             dcc.Store(id="papers-request"),
         ]
     )
