@@ -30,6 +30,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 import solvers
+from app import urlstate
 
 MAX_METHODS = 4
 MAX_LEVELS = 6
@@ -428,12 +429,15 @@ def work_precision_figure(study: dict | None) -> go.Figure:
 
 
 def table_rows(study: dict | None) -> list[dict]:
-    """One row per run for the page's table (strings and numbers only)."""
+    """One row per run for the page's table (strings and numbers only), with a link that opens the run on the
+    Run page."""
     if not study or not study.get("runs"):
         return []
     return [{
         "method": r["method"], "h": r["h"], "steps": r["steps"], "status": r["status"],
         "error": _fmt(r["error"]), "cpu_time": _fmt(r["cpu_time"]), "note": r["note"],
+        "href": "/" + urlstate.query_from_form({"benchmark": study["benchmark"], "methods": [r["method"]],
+                                                "h": str(r["h"]), "t_end": str(study["t_final"])}),
     } for r in study["runs"]]
 
 

@@ -10,11 +10,11 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 import plotly.graph_objects as go
 
+from app import urlstate
 from solvers import papers
 
 MAX_SAMPLES = 2000  # saved samples per run sent to the browser (claims use summaries over every step)
@@ -187,21 +187,27 @@ def verdict_counts(data: Mapping[str, Any] | None) -> dict[str, int]:
 
 
 def run_page_href(run: Mapping[str, Any]) -> str:
-    """Link to the Run page (``/``) restoring this run: ``?benchmark=..&methods=..&h=..&t_end=..`` plus the run's
-    parameters as ``p.NAME`` and method options as ``o.METHOD.NAME`` (numbers as text, vectors and matrices as
-    JSON), the Run page's query format (app/urlstate.py)."""
-    query = [("benchmark", run["benchmark"]), ("methods", run["method"]), ("h", _query_value(run["h"])),
-             ("t_end", _query_value(run["t_end"]))]
-    query += [(f"p.{k}", _query_value(v)) for k, v in (run.get("params") or {}).items()]
-    query += [(f"o.{run['method']}.{k}", _query_value(v)) for k, v in (run.get("options") or {}).items()]
-    return "/?" + urlencode(query)
+    """Link to the Run page (``/``) restoring this run: benchmark, method, step, end time, the run's parameters
+    and method options, in the Run page's query format (:func:`app.urlstate.query_from_form`)."""
+    method = run["method"]
+    form = {
+        "benchmark": run["benchmark"],
+        "methods": [method],
+        "h": _query_value(run["h"]),
+        "t_end": _query_value(run["t_end"]),
+        "params": {k: _query_value(v) for k, v in (run.get("params") or {}).items()},
+        "options": {method: {k: _query_value(v) for k, v in (run.get("options") or {}).items()}},
+    }
+    return "/" + urlstate.query_from_form(form)
 
 
 def _query_value(value: Any) -> str:
+    """A value as the Run page's form shows it: numbers as the shortest text that reads back to the same
+    number, vectors and matrices as JSON."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return str(value)  # shortest text that reads back to the same number
+        return str(value)
     if isinstance(value, (list, tuple)):
-        return json.dumps(value)
+        return json.dumps(value, separators=(",", ":"))
     return str(value)

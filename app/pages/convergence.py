@@ -115,9 +115,11 @@ def details(study: dict | None) -> list:
     """The fitted orders, the reference used and the table of runs."""
     if not study or study.get("status") != "ok":
         return []
-    head = ["method", "h", "steps", "status", "error", "CPU time [s]", "note"]
+    head = ["method", "h", "steps", "status", "error", "CPU time [s]", "note", ""]
     rows = [html.Tr([html.Td(r[k], style=_CELL) for k in ("method", "h", "steps", "status", "error", "cpu_time",
-                                                            "note")]) for r in conv.table_rows(study)]
+                                                            "note")]
+                    + [html.Td(dcc.Link("open on the Run page", href=r["href"], className="run-link"), style=_CELL)])
+            for r in conv.table_rows(study)]
     return [
         html.Ul([html.Li(line) for line in conv.fits_summary(study)], id="conv-fits"),
         html.P(f"Reference: {study['reference'].get('description', '')}.", id="conv-reference",

@@ -206,6 +206,7 @@ def run_preset(set_progress, request):
     if data.get("status") == "cancelled":
         return [], status("cancelled", "Cancelled."), 0
     counts = pv.verdict_counts(data)
-    text = (f"Done: {name} in {time.perf_counter() - started:.1f} s; claims: "
+    finished = time.strftime("%H:%M:%S UTC", time.gmtime())  # a cached result keeps the time it was computed
+    text = (f"Done: {name} in {time.perf_counter() - started:.1f} s (computed at {finished}); claims: "
             + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".")
     return results(data), status("done", text), 1
