@@ -247,6 +247,33 @@ def test_figures_and_tables_of_a_short_seed000_run(seed000_short):
     assert [r["label"] for r in pv.runs_rows(data)] == [r["label"] for r in data["runs"]]
 
 
+def test_a_new_experiment_appears_as_a_preset_and_unregistered_methods_are_not_measured(monkeypatch):
+    """The page is driven by EXPERIMENTS only: an experiment added there (here with one run of a method that is
+    not registered) is offered, runs, and reports what it could not measure."""
+    exp = papers.Experiment(
+        id="seed999", seed="999", section="1", title="A test experiment", source="tests", setup="two runs",
+        says=(("Fig. 2", "the energy error stays small"),),
+        runs=(papers.Run("RK", "planar_pendulum", "rk4", 0.01, 1.0),
+              papers.Run("X", "planar_pendulum", "not_a_method", 0.01, 1.0)),
+        series=(papers.Series("energy_error", "Energy error", "Fig. 2", "J", ("RK", "X"),
+                              lambda r: r.energy_error),),
+        claims=(papers.Claim("small", "RK's energy error is small", "Fig. 2: small", "max |E - E0| <= 1e-3", ("RK",),
+                             papers.summary_below("max_energy_error", ("RK",), 1e-3, "max |E - E0|")),
+                papers.Claim("x", "X is fine", "Fig. 2: X", "X runs", ("X",),
+                             papers.summary_below("max_energy_error", ("X",), 1.0, "max |E - E0|"))),
+    )
+    monkeypatch.setitem(papers.EXPERIMENTS, exp.id, exp)
+    assert [d["id"] for d in pv.presets()][-1] == "seed999"
+    data = pv.run_preset({"experiment": "seed999", "t_end": None})
+    assert data["status"] == "ok" and [r["label"] for r in data["runs"]] == ["RK"]
+    [(_spec, fig, says)] = pv.figures(data)
+    assert [t.name for t in fig.data] == ["RK (rk4, h = 0.01)"] and says == ["the energy error stays small"]
+    rows = {r["id"]: r for r in pv.claims_rows(data)}
+    assert rows["small"]["verdict"] == "reproduced" and rows["small"]["css"] == "verdict-yes"
+    assert rows["x"]["verdict"] == "not measured" and "not registered" in rows["x"]["measured"]
+    assert any("not_a_method" in n for n in data["skipped"])
+
+
 def test_run_page_links_restore_the_run(seed000_short):
     alpha = next(r for r in seed000_short["runs"] if r["label"] == "Lie-alpha")
     href = pv.run_page_href(alpha)
