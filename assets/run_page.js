@@ -12,7 +12,6 @@
   "use strict";
 
   const CHARTS = ["trajectory-graph", "energy-graph", "constraint-graph", "orthogonality-graph", "momentum-graph"];
-  const CURSOR_INTERVAL_MS = 120;
 
   const IL = (window.integratorLab = window.integratorLab || {
     scene: null,
@@ -25,6 +24,7 @@
     fpsSince: 0,
     fps: null,
     loop: false,
+    cursorInterval: 0, // ms between time-cursor updates of the charts while playing (0: every frame)
   });
 
   function graphDiv(id) {
@@ -77,16 +77,33 @@
     return true;
   }
 
-  /* A dotted vertical line at `time` on every chart. */
+  /* A vertical line at `time` on every chart: a positioned element over the plot area, moved with the axis'
+   * own linear-to-pixel map (no Plotly.relayout: redrawing five charts per frame would stall the animation). */
   function setCursor(time) {
     IL.cursor = time;
     for (const id of CHARTS) {
       const gd = graphDiv(id);
-      if (!gd || !gd.data || !gd.data.length || !gd.layout) continue;
-      window.Plotly.relayout(gd, {
-        shapes: [{ type: "line", xref: "x", yref: "paper", x0: time, x1: time, y0: 0, y1: 1,
-                   line: { color: "#111827", width: 1, dash: "dot" } }],
-      });
+      const host = document.getElementById(id);
+      if (!gd || !host) continue;
+      let el = host.querySelector(".time-cursor");
+      if (!el) {
+        el = document.createElement("div");
+        el.className = "time-cursor";
+        host.appendChild(el);
+      }
+      const fl = gd._fullLayout;
+      const xa = fl && fl.xaxis;
+      const drawn = gd._fullData && gd._fullData.length && xa && xa.l2p && xa.visible !== false;
+      const px = drawn ? xa.l2p(time) : -1;
+      if (!drawn || !(px >= 0 && px <= xa._length)) {
+        el.style.display = "none";
+        continue;
+      }
+      const offset = gd.getBoundingClientRect().left - host.getBoundingClientRect().left;
+      el.style.display = "block";
+      el.style.left = offset + fl._size.l + px + "px";
+      el.style.top = fl._size.t + "px";
+      el.style.height = fl._size.h + "px";
     }
   }
 
@@ -113,7 +130,7 @@
       }
       IL.lastTs = ts;
       if (draw(IL.time)) IL.frames += 1;
-      if (ts - IL.lastCursor > CURSOR_INTERVAL_MS) {
+      if (ts - IL.lastCursor > IL.cursorInterval) {
         IL.lastCursor = ts;
         setCursor(IL.time);
       }
@@ -199,6 +216,7 @@
             if (!same || ax.autorange) window.Plotly.relayout(gd, { "xaxis.range": [update[0], update[1]] });
           }
         }
+        if (typeof IL.cursor === "number") window.setTimeout(() => setCursor(IL.cursor), 50);
         return { source: source, range: update };
       },
 
@@ -213,7 +231,10 @@
         window.setTimeout(wireControls, 500);
         window.setTimeout(wireControls, 2000);
         if (IL.time > tMax()) IL.time = 0;
-        window.setTimeout(() => draw(IL.time), 0);
+        window.setTimeout(() => {
+          draw(IL.time);
+          setCursor(IL.time);
+        }, 0);
         return { runs: IL.scene ? IL.scene.runs.length : 0, frames: IL.scene ? IL.scene.t.length : 0 };
       },
 

@@ -33,7 +33,6 @@ CHARTS_JS = """(ids) => Object.fromEntries(ids.map(id => {
     const notes = ((gd._fullLayout || {}).annotations || []).map(a => a.text);
     return [id, {traces: gd._fullData.length, n: x.length, xmax: x.length ? x[x.length - 1] : null,
                  names: gd._fullData.map(t => t.name), notes: notes,
-                 shapes: ((gd.layout || {}).shapes || []).length,
                  range: gd.layout && gd.layout.xaxis ? gd.layout.xaxis.range : null}];
 }))"""
 
@@ -244,7 +243,8 @@ def test_invalid_step_shows_message_and_runs_nothing(page, live_server, step):
     def watch(request):
         if "_dash-update-component" in request.url and request.method == "POST":
             body = json.loads(request.post_data or "{}")
-            if any(i.get("id") == "job-request" for i in body.get("inputs", [])):
+            inputs = [i for item in body.get("inputs", []) for i in (item if isinstance(item, list) else [item])]
+            if any(i.get("id") == "job-request" for i in inputs):
                 jobs_started.append(request.url)
 
     page.on("request", watch)
@@ -270,10 +270,24 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     page.wait_for_timeout(2500)
     state = page.evaluate("() => ({t: window.integratorLab.time, fps: window.integratorLab.fps})")
     assert state["t"] > 0.5 and state["fps"] and state["fps"] > 5, state
-    shown = charts(page)
-    assert all(info["shapes"] == 1 for info in shown.values()), shown  # the shared time cursor
     page.click("#scene-play")  # pause
+    paused = page.evaluate("() => window.integratorLab.time")
+    cursors = page.evaluate(
+        """(ids) => ids.map(id => {
+            const el = document.querySelector(`#${id} .time-cursor`);
+            return el && el.style.display === 'block' ? parseFloat(el.style.left) : null; })""",
+        list(CHARTS),
+    )
+    assert all(c is not None and c > 0 for c in cursors), cursors  # the shared time cursor on every chart
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.integratorLab.time") == paused  # paused means paused
 
+    DOCS_IMG.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(DOCS_IMG / "run-page.png"), full_page=True)
+    page.locator(".scene-card").screenshot(path=str(DOCS_IMG / "run-scene.png"))
+    assert (DOCS_IMG / "run-page.png").stat().st_size > 10_000
     page.evaluate("() => Plotly.relayout(document.querySelector('#energy-graph .js-plotly-plot'), "
                   "{'xaxis.range': [1, 2]})")
     page.wait_for_function(
@@ -283,12 +297,9 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     )
     page.evaluate("() => Plotly.relayout(document.querySelector('#energy-graph .js-plotly-plot'), "
                   "{'xaxis.autorange': true})")
-    page.wait_for_timeout(500)
+    page.wait_for_function(
+        """() => ['trajectory-graph', 'constraint-graph', 'momentum-graph'].every(id =>
+            document.querySelector(`#${id} .js-plotly-plot`).layout.xaxis.autorange === true)"""
+    )
 
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": 900})
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(DOCS_IMG / "run-page.png"), full_page=True)
-    page.locator(".scene-card").screenshot(path=str(DOCS_IMG / "run-scene.png"))
-    assert (DOCS_IMG / "run-page.png").stat().st_size > 10_000
     record_property("timing", f"3D animation {state['fps']:.0f} frames/s (2 runs, headless software GL)")
