@@ -295,6 +295,7 @@ def cancelled(_n_clicks):
 
 
 @callback(
+    Output("trajectory-graph", "figure"),
     Output("constraint-graph", "figure"),
     Output("orthogonality-graph", "figure"),
     Output("momentum-graph", "figure"),
@@ -309,12 +310,14 @@ def cancelled(_n_clicks):
     prevent_initial_call="initial_duplicate",
 )
 def show_results(run_keys, components):
+    """Everything drawn from the runs the keys name (the energy chart has its own callback, drawn in parallel)."""
     results = _results(run_keys)
     scene = figures.scene_data(results, solvers.describe(results[0]["benchmark"]).get("gravity_direction")
                                if results else None)
     available = figures.trajectory_components(results)
     kept = [c for c in components or [] if c in available] or figures.default_components(results)
     return (
+        figures.trajectory_figure(results, kept),
         figures.constraint_figure(results),
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),
@@ -322,17 +325,19 @@ def show_results(run_keys, components):
         scene,
         figures.scene_figure(scene),
         available,
-        kept,
+        no_update if kept == (components or []) else kept,  # unchanged: show_trajectory need not redraw
         _outcome(results, run_keys) if run_keys else no_update,
     )
 
 
 @callback(
-    Output("trajectory-graph", "figure"),
+    Output("trajectory-graph", "figure", allow_duplicate=True),
     Input("trajectory-components", "value"),
     State("run-keys", "data"),
+    prevent_initial_call=True,
 )
 def show_trajectory(components, run_keys):
+    """The trajectory chart again when the user picks other components."""
     return figures.trajectory_figure(_results(run_keys), components or [])
 
 
