@@ -317,3 +317,30 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     )
 
     record_property("timing", f"3D animation {state['fps']:.0f} frames/s (2 runs, headless software GL)")
+
+
+def test_diverged_run_is_a_clear_message_with_its_partial_results(page, live_server):
+    open_page(page, link(live_server, benchmark="natural_double_pendulum", methods="rk4,spark", h="0.3", t_end="20"))
+    run_and_wait(page, expect_kind="error")
+    text = page.inner_text("#status")
+    assert "rk4, h=0.3: diverged: diverged at t =" in text and "partial results are plotted" in text
+    assert "Traceback" not in page.content()
+    energy = charts(page)["energy-graph"]
+    assert energy["traces"] == 2 and energy["xmax"] < 20  # rk4's partial run is drawn up to where it stopped
+    assert "diverged" in page.locator("#summary-table").inner_text()
+
+
+def test_invalid_parameter_shows_its_message_next_to_the_field(page, live_server):
+    open_page(page, link(live_server, benchmark="pendulum_3d", methods="rk4"))
+    page.click("text=Benchmark parameters")
+    field(page, "param", "rho").fill("[0, 0]")
+    field(page, "param", "rho").press("Enter")
+    message = field(page, "param-msg", "rho")
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).textContent.includes('expected an array of shape (3,)')",
+        arg=f"[id='{json.dumps({'name': 'rho', 'type': 'param-msg'}, separators=(',', ':'))}']",
+    )
+    assert "rho" in message.inner_text()
+    page.click("#run")
+    page.wait_for_selector("#status .status-error")
+    assert "Nothing was run" in page.inner_text("#status")
