@@ -7,8 +7,10 @@ registered page in the order the pages declare.
 
 from __future__ import annotations
 
+import json
+
 import dash
-from dash import Dash, dcc, html
+from dash import Dash, Input, Output, clientside_callback, dcc, html
 
 from app import config
 
@@ -36,11 +38,17 @@ server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
 
 
+def _pages() -> list[dict]:
+    return sorted(dash.page_registry.values(), key=lambda p: (p.get("order") is None, p.get("order") or 0))
+
+
+def _nav_id(page: dict) -> str:
+    return f"nav-{page['module'].split('.')[-1]}"
+
+
 def navigation() -> html.Header:
     """The header shared by every page: title and one link per registered page."""
-    pages = sorted(dash.page_registry.values(), key=lambda p: (p.get("order") is None, p.get("order") or 0))
-    links = [dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['module'].split('.')[-1]}")
-             for p in pages]
+    links = [dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=_nav_id(p)) for p in _pages()]
     return html.Header(
         [
             html.Div(
@@ -59,6 +67,14 @@ def layout() -> html.Div:
 
 
 app.layout = layout
+
+# The current page's link is highlighted, in the browser (the pages are registered once Dash() has run).
+_paths = [p["relative_path"] for p in _pages()]
+clientside_callback(
+    f"(pathname) => {json.dumps(_paths)}.map(p => 'nav-link' + (p === pathname ? ' active' : ''))",
+    [Output(_nav_id(p), "className") for p in _pages()],
+    Input("_pages_location", "pathname"),
+)
 
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,
 # so a concurrent request in another thread can get a 500 ("not a registered library", plotly/dash#3971).
