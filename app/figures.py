@@ -347,10 +347,7 @@ def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
         row = {"run": run_label(r), "status": r.get("status", "?"), "message": r.get("message") or "",
                "color": run_color(i)}
         for key, _ in SUMMARY_COLUMNS[2:]:
-            value = s.get(key)
-            if key == "newton_iterations" and value is not None and not s.get("newton_iterations"):
-                value = 0
-            row[key] = _fmt(value)
+            row[key] = _fmt(s.get(key))
         rows.append(row)
     return rows
 

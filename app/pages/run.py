@@ -109,7 +109,8 @@ def change_benchmark(benchmark, selected):
 def change_methods(methods, _option_values):
     """The options of the selected methods, keeping what was typed for methods still selected."""
     _, current = _collect(ctx.states_list)
-    return options_panel([m for m in methods or [] if isinstance(m, str)], current)
+    known = solvers.methods()
+    return options_panel([m for m in methods or [] if m in known], current)
 
 
 FORM_STATE = [
