@@ -124,7 +124,7 @@ def plan(config: dict) -> dict:
     if isinstance(levels, float) and levels.is_integer():
         levels = int(levels)
     if isinstance(levels, bool) or not isinstance(levels, int) or not MIN_LEVELS <= levels <= MAX_LEVELS:
-        raise ValueError(f"Number of steps must be a whole number from {MIN_LEVELS} to {MAX_LEVELS}, "
+        raise ValueError(f"Number of step sizes must be a whole number from {MIN_LEVELS} to {MAX_LEVELS}, "
                          f"got {levels!r}.")
     if h > t_end:
         raise ValueError(f"Largest step h = {h:g} is larger than the end time {t_end:g}.")

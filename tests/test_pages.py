@@ -59,7 +59,7 @@ def test_sample_stride_divides_the_coarsest_run(n0):
         ({"h": 0}, "Largest step h must be a number greater than 0"),
         ({"h": ""}, "Largest step h is missing"),
         ({"t_end": "x"}, "End time must be a number"),
-        ({"levels": 1}, "Number of steps must be a whole number from 2 to 6, got 1"),
+        ({"levels": 1}, "Number of step sizes must be a whole number from 2 to 6, got 1"),
         ({"levels": 7}, "from 2 to 6, got 7"),
         ({"levels": 2.5}, "got 2.5"),
         ({"h": 2.0}, "larger than the end time"),
@@ -329,6 +329,12 @@ def _choose(page, dropdown_id: str, values: list[str]) -> None:
     )
 
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser tests are skipped without Playwright (conftest.py)
+    PlaywrightTimeout = TimeoutError
+
+
 def _watch_status(page, status_id: str) -> None:
     """Record every text the status area shows (to see the job's progress reports)."""
     page.evaluate("""(id) => {
@@ -491,8 +497,12 @@ def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_s
     page.wait_for_selector("#preset-seed000")
     page.fill("#papers-t-end", "40")  # about 10 s of work: long enough to cancel, never cached by another test
     page.click("#preset-seed000 button")
+    _watch_status(page, "papers-status")
     running = page.locator("#papers-status .status-running")
-    running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=JOB_TIMEOUT_MS)
+    try:
+        running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=JOB_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        pytest.fail(f"no progress shown; status history: {page.evaluate('window.__statuses')}")
     assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
     start = time.perf_counter()
     page.click("#papers-cancel")

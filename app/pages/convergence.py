@@ -58,7 +58,7 @@ def layout(**_query) -> html.Div:
                 id="conv-methods", options=methods, value=_default_methods(methods), multi=True)),
             _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=conv.DEFAULT_H, step="any",
                                                     inputMode="decimal")),
-            _field("Number of steps", dcc.Input(id="conv-levels", type="number", value=conv.DEFAULT_LEVELS,
+            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=conv.DEFAULT_LEVELS,
                                                 min=conv.MIN_LEVELS, max=conv.MAX_LEVELS, step=1),
                    f"h, h/2, ... ({conv.MIN_LEVELS}-{conv.MAX_LEVELS})"),
             _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=conv.DEFAULT_T_END, step="any",
