@@ -293,6 +293,7 @@ def test_run_page_links_restore_the_run(seed000_short):
 # ---------------------------------------------------------------------------------------------------------------
 
 JOB_TIMEOUT_MS = 90_000
+PROGRESS_TIMEOUT_MS = 30_000  # a running job reports progress within a second; 30 s allows for a loaded machine
 
 GRAPH_TRACES_JS = """(sel) => {
     const gd = document.querySelector(sel + ' .js-plotly-plot');
@@ -412,7 +413,7 @@ def test_convergence_page_refuses_too_much_work_and_cancels(page, live_server, r
     page.fill("#conv-t-end", "4")
     _choose(page, "conv-methods", ["rk4", "rattlie", "lgvi", "lie_galpha"])
     page.click("#conv-run")
-    page.wait_for_selector("#conv-status .status-running:has-text('% of all steps')", timeout=JOB_TIMEOUT_MS)
+    page.wait_for_selector("#conv-status .status-running:has-text('% of all steps')", timeout=PROGRESS_TIMEOUT_MS)
     start = time.perf_counter()
     page.click("#conv-cancel")
     page.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
@@ -500,7 +501,7 @@ def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_s
     _watch_status(page, "papers-status")
     running = page.locator("#papers-status .status-running")
     try:
-        running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=JOB_TIMEOUT_MS)
+        running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=PROGRESS_TIMEOUT_MS)
     except PlaywrightTimeout:
         pytest.fail(f"no progress shown; status history: {page.evaluate('window.__statuses')}")
     assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
