@@ -301,8 +301,6 @@ def cancelled(_n_clicks):
     Output("orthogonality-graph", "figure"),
     Output("momentum-graph", "figure"),
     Output("summary-table", "children"),
-    Output("scene-data", "data"),
-    Output("scene-3d", "figure"),
     Output("trajectory-components", "options"),
     Output("trajectory-components", "value"),
     Output("status", "children", allow_duplicate=True),
@@ -311,10 +309,12 @@ def cancelled(_n_clicks):
     prevent_initial_call="initial_duplicate",
 )
 def show_results(run_keys, components):
-    """Everything drawn from the runs the keys name (the energy chart has its own callback, drawn in parallel)."""
+    """The charts and the table for the runs the keys name (energy chart and 3D view: own callbacks, in parallel).
+
+    The 3D view is separate because drawing a WebGL scene costs the browser far more than the charts (0.3 s
+    against 10-40 ms each in software GL), so the charts appear first.
+    """
     results = _results(run_keys)
-    scene = figures.scene_data(results, solvers.describe(results[0]["benchmark"]).get("gravity_direction")
-                               if results else None)
     available = figures.trajectory_components(results)
     kept = [c for c in components or [] if c in available] or figures.default_components(results)
     return (
@@ -323,12 +323,23 @@ def show_results(run_keys, components):
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),
         summary_table(figures.summary_rows(results)),
-        scene,
-        figures.scene_figure(scene),
         available,
         no_update if kept == (components or []) else kept,  # unchanged: show_trajectory need not redraw
         _outcome(results, run_keys) if run_keys else no_update,
     )
+
+
+@callback(
+    Output("scene-data", "data"),
+    Output("scene-3d", "figure"),
+    Input("run-keys", "data"),
+)
+def show_scene(run_keys):
+    """The 3D view's frames (for the animation in assets/run_page.js) and its first frame."""
+    results = _results(run_keys)
+    gravity = solvers.describe(results[0]["benchmark"]).get("gravity_direction") if results else None
+    scene = figures.scene_data(results, gravity)
+    return scene, figures.scene_figure(scene)
 
 
 @callback(
