@@ -288,11 +288,15 @@ def _outcome(results: list[dict], info: dict) -> object:
 
 @callback(
     Output("status", "children", allow_duplicate=True),
+    Output("run", "disabled", allow_duplicate=True),
+    Output("cancel", "disabled", allow_duplicate=True),
     Input("cancel", "n_clicks"),
     prevent_initial_call=True,
 )
 def cancelled(_n_clicks):
-    return status("cancelled", "Cancelled: runs that had finished are kept in the cache.")
+    """Say so, and make Run usable at once: in about one test run in five, Dash's own reset of the ``running``
+    outputs never arrived after a cancel (not diagnosed; a new Run terminates the old job anyway)."""
+    return status("cancelled", "Cancelled: runs that had finished are kept in the cache."), False, True
 
 
 @callback(
