@@ -301,3 +301,25 @@ def test_config_cache_dir_and_secret_key(tmp_path, monkeypatch):
     assert config.secret_key(d) == "explicit"
     v = config.code_version()
     assert "+" in v and v == config.code_version()
+
+
+def test_a_new_method_and_option_appear_without_app_changes(monkeypatch):
+    """Registry-driven: a method registered in solvers.registry shows up in the form with its options."""
+    import dataclasses
+
+    from app import layout
+    from solvers import registry
+    from solvers.methods.base import Option
+
+    rk4 = registry.METHODS["rk4"]
+    extra = {**rk4.options, "gamma": Option(0.25, "a new option", "float", 0.0, 1.0)}
+    monkeypatch.setitem(registry.METHODS, "rk4_new", dataclasses.replace(rk4, id="rk4_new", options=extra))
+    assert "rk4_new" in solvers.methods("planar_pendulum")
+    panel = str(layout.options_panel(["rk4_new"]))
+    assert "'name': 'gamma'" in panel and "'method': 'rk4_new'" in panel
+    configs, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
+                                            options={"rk4_new": {"gamma": "0.5"}}))
+    assert errors == {} and configs[0]["options"]["gamma"] == 0.5
+    _, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
+                                      options={"rk4_new": {"gamma": "2"}}))
+    assert "outside" in errors["option:rk4_new:gamma"]
