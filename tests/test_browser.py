@@ -357,3 +357,15 @@ def test_invalid_parameter_shows_its_message_next_to_the_field(page, live_server
     page.click("#run")
     page.wait_for_selector("#status .status-error")
     assert "Nothing was run" in page.inner_text("#status")
+
+
+def test_step_and_its_log_slider_follow_each_other_and_the_header_marks_the_page(page, live_server):
+    open_page(page, live_server)
+    assert "active" in page.get_attribute("#nav-run", "class")
+    page.fill("#step", "0.0005")
+    page.wait_for_function(
+        "() => document.querySelector('#step-slider [role=slider]').getAttribute('aria-valuenow') === '-3.3'"
+    )
+    box = page.locator("#step-slider").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)  # the middle: 10^-3
+    page.wait_for_function("() => document.querySelector('#step').value === '0.001'")
