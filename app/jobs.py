@@ -1,19 +1,31 @@
-"""Run one configuration of the solvers and return plain, JSON-able data (no Dash imports).
+"""Run configurations of the solvers, validate the form and cache finished runs on disk (no Dash imports).
 
-The dashboard calls :func:`run_job` inside a background process; anything else (a script, a test, a Celery
-worker) can call it the same way.
+A *run* is one (benchmark, method, h, t_end, params, options). :func:`normalise` turns a form's values into
+the canonical run configuration (parameters equal to their defaults dropped, options resolved in full), and
+:func:`run_key` hashes it together with the code version: the per-run cache (:class:`RunCache`, a diskcache
+directory shared by every gunicorn worker and background job) then serves a run again in any combination of
+methods, instantly. Everything here is plain data in, plain data out; the dashboard calls it from thin
+callbacks and background jobs, a script or a Celery worker can call it the same way.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-import solvers
+import numpy as np
 
-MAX_SAMPLES = 2000  # saved samples per run sent to the browser (the summary still covers every step)
+import solvers
+from solvers.registry import BENCHMARKS, METHODS
+from solvers.result import SERIES
+
+MAX_SAMPLES = 2000  # samples of run_job's JSON output (the summary still covers every step)
+STORE_SAMPLES = 20_000  # samples kept per cached run; the charts decimate them by min/max per pixel bucket
 PROGRESS_INTERVAL = 0.25  # s: at most four progress reports per second
 RESULT_KEYS = ("t", "energy_error", "status", "message", "summary")
 
@@ -56,6 +68,182 @@ def check_config(config: dict) -> dict:
     }
 
 
+# ----------------------------------------------------------------------------------------------------------
+# Form values -> validated, canonical run configurations
+
+
+def format_value(value: Any) -> str:
+    """A parameter or option value as the form shows it: numbers plainly, arrays as JSON lists, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"{value:.15g}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(np.asarray(value, dtype=float).tolist())
+
+
+def parse_value(raw: Any) -> Any:
+    """A form entry as a number, a boolean, a (nested) list or None (empty); ValueError if unreadable."""
+    if raw is None or isinstance(raw, (bool, int, float, list)):
+        return raw
+    text = str(raw).strip()
+    if text == "":
+        return None
+    try:
+        return json.loads(text.replace("(", "[").replace(")", "]"))
+    except json.JSONDecodeError:
+        pass
+    parts = text.replace(",", " ").split()
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number or a list of numbers such as [0, 0, 0.7]") from None
+    return numbers[0] if len(numbers) == 1 else numbers
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Form entries of a benchmark's parameters -> (params that differ from the defaults, errors by name).
+
+    An empty entry keeps the default. The returned params are plain JSON data, so equal physics gives an
+    equal cache key whether or not a default was typed in.
+    """
+    spec = BENCHMARKS[benchmark].params
+    params: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for name, value in raw.items():
+        if name not in spec:
+            errors[name] = f"unknown parameter {name!r}; valid: {', '.join(spec) or '(none)'}"
+            continue
+        try:
+            parsed = parse_value(value)
+            if parsed is None:
+                continue
+            checked = spec[name].validate(name, parsed)
+        except ValueError as exc:
+            errors[name] = str(exc)
+            continue
+        default = spec[name].default
+        if default is not None and np.array_equal(np.asarray(checked, dtype=float), np.asarray(default, dtype=float)):
+            continue
+        params[name] = _plain(np.asarray(parsed, dtype=float)) if not np.isscalar(checked) else float(checked)
+    if not errors:
+        bench = BENCHMARKS[benchmark]
+        try:
+            bench.build(bench.resolve(params))
+        except ValueError as exc:
+            errors[""] = str(exc)
+    return params, errors
+
+
+def check_options(method: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Form entries of a method's options -> (every option resolved, errors by name). Empty keeps the default."""
+    spec = METHODS[method].options
+    given: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for name, value in raw.items():
+        if name not in spec:
+            errors[name] = f"unknown option {name!r} for {method}; valid: {', '.join(spec) or '(none)'}"
+            continue
+        try:
+            parsed = value if spec[name].kind == "choice" else parse_value(value)
+            if parsed is None or parsed == "":
+                continue
+            given[name] = spec[name].validate(name, parsed)
+        except ValueError as exc:
+            errors[name] = str(exc)
+    if errors:
+        return {}, errors
+    return {k: _plain(v) for k, v in METHODS[method].resolve(given).items()}, {}
+
+
+def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
+    """Validate the whole run form; return (one canonical config per method, errors by field).
+
+    ``form``: ``benchmark``, ``methods`` (list), ``h``, ``t_end``, ``params`` ({name: entry}) and ``options``
+    ({method: {name: entry}}). Error keys: ``benchmark``, ``methods``, ``step``, ``t-end``, ``param:NAME``
+    (``param:`` for the parameter set as a whole) and ``option:METHOD:NAME``. Nothing is returned to run
+    unless there are no errors.
+    """
+    errors: dict[str, str] = {}
+    benchmark = form.get("benchmark")
+    if benchmark not in BENCHMARKS:
+        return [], {"benchmark": f"Choose a benchmark ({', '.join(BENCHMARKS)})."}
+    available = solvers.methods(benchmark)
+    chosen = [m for m in form.get("methods") or [] if m]
+    wrong = [m for m in chosen if m not in available]
+    if not chosen:
+        errors["methods"] = "Choose at least one method."
+    elif wrong:
+        errors["methods"] = f"{', '.join(wrong)} does not apply to {benchmark}; valid: {', '.join(available)}"
+    h = t_end = None
+    try:
+        h = _positive_number(form.get("h"), "Step h")
+    except ValueError as exc:
+        errors["step"] = str(exc)
+    try:
+        t_end = _positive_number(form.get("t_end"), "End time")
+    except ValueError as exc:
+        errors["t-end"] = str(exc)
+    if h is not None and t_end is not None:
+        steps = solvers.api.step_count(h, t_end)
+        if h > t_end:
+            errors["step"] = f"Step h = {h:g} is larger than the end time {t_end:g}."
+        elif steps > solvers.MAX_STEPS:
+            errors["step"] = (
+                f"t_end / h needs {steps:,} steps, over the cap of {solvers.MAX_STEPS:,}; increase h or shorten t_end."
+            )
+    params, param_errors = check_params(benchmark, form.get("params") or {})
+    errors.update({f"param:{k}": v for k, v in param_errors.items()})
+    options_by_method = form.get("options") or {}
+    configs = []
+    for method in chosen:
+        if method not in available:
+            continue
+        options, option_errors = check_options(method, options_by_method.get(method) or {})
+        errors.update({f"option:{method}:{k}": v for k, v in option_errors.items()})
+        configs.append(
+            {"benchmark": benchmark, "method": method, "h": h, "t_end": t_end, "params": params, "options": options}
+        )
+    return ([] if errors else configs), errors
+
+
+def _canonical(x: Any) -> Any:
+    """Numbers as floats (a config that went through the browser's JSON comes back with 12 for 12.0)."""
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return float(x)
+    if isinstance(x, Mapping):
+        return {str(k): _canonical(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return [_canonical(v) for v in x]
+    return x
+
+
+def run_key(config: Mapping[str, Any], version: str) -> str:
+    """The cache key of one canonical run configuration under one code version."""
+    fields = {k: config.get(k) for k in ("benchmark", "method", "h", "t_end", "params", "options")}
+    canonical = json.dumps({"config": _canonical(fields), "version": version}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Running and caching
+
+
 def _throttled(progress: Progress | None, interval: float = PROGRESS_INTERVAL) -> Progress | None:
     """Forward the first report, then at most one per ``interval`` seconds. Never asks to cancel."""
     if progress is None:
@@ -72,8 +260,81 @@ def _throttled(progress: Progress | None, interval: float = PROGRESS_INTERVAL) -
     return report
 
 
+def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_samples: int = STORE_SAMPLES) -> dict:
+    """Run one canonical configuration; return a result dict with numpy arrays (what the run cache stores).
+
+    Keys: the config's, ``status``, ``message``, ``cpu_time``, ``wall_time``, ``steps``, ``newton_iterations``,
+    ``summary`` (NaN as None), ``point_names``, the series of :data:`solvers.result.SERIES`, ``points`` and
+    ``state``. Bad input gives ``status == "error"`` with the message and empty series, never an exception.
+    """
+    base = {k: config.get(k) for k in ("benchmark", "method", "h", "t_end", "params", "options")}
+    started = time.perf_counter()
+    try:
+        res = solvers.simulate(
+            config["benchmark"],
+            config["method"],
+            h=config["h"],
+            t_end=config["t_end"],
+            params=config.get("params") or None,
+            options=config.get("options") or None,
+            max_samples=max_samples,
+            progress=_throttled(progress),
+        )
+    except ValueError as exc:
+        empty = np.zeros(0)
+        return {**base, "status": "error", "message": str(exc), "cpu_time": 0.0, "wall_time": 0.0, "steps": 0,
+                "newton_iterations": 0, "summary": {}, "point_names": [], **{s: empty for s in SERIES},
+                "points": np.zeros((0, 0, 3)), "state": {}}
+    summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else _plain(v))
+               for k, v in res.summary.items()}
+    out = {**base, "status": res.status, "message": res.message, "cpu_time": float(res.cpu_time),
+           "wall_time": time.perf_counter() - started, "steps": int(res.steps),
+           "newton_iterations": int(res.newton_iterations), "summary": summary, "point_names": list(res.point_names)}
+    for name in SERIES:
+        out[name] = np.asarray(getattr(res, name), dtype=float)
+    out["points"] = np.asarray(res.points, dtype=float)
+    out["state"] = {k: np.asarray(v) for k, v in res.state.items()}
+    return out
+
+
+class RunCache:
+    """Finished runs on disk (diskcache), keyed by :func:`run_key`; shared by every process using ``directory``.
+
+    Cancelled runs are never stored. Least recently stored runs are evicted beyond ``size_limit`` bytes.
+    """
+
+    def __init__(self, directory: str | Path, version: str, size_limit: int = 2**30) -> None:
+        import diskcache
+
+        self.version = version
+        self._cache = diskcache.Cache(str(directory), size_limit=size_limit)
+
+    def key(self, config: Mapping[str, Any]) -> str:
+        return run_key(config, self.version)
+
+    def get(self, key: str) -> dict | None:
+        return self._cache.get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._cache
+
+    def put(self, key: str, result: dict) -> None:
+        if result.get("status") != "cancelled":
+            self._cache.set(key, result)
+
+    def run(self, config: Mapping[str, Any], progress: Progress | None = None) -> tuple[str, dict, bool]:
+        """(key, result, from_cache): the cached result or a fresh run (then stored)."""
+        key = self.key(config)
+        hit = self.get(key)
+        if hit is not None:
+            return key, hit, True
+        result = simulate(config, progress)
+        self.put(key, result)
+        return key, result, False
+
+
 def run_job(config: dict, progress: Progress | None = None) -> dict:
-    """Simulate one configuration; return ``config`` plus t, energy_error, status, message, summary.
+    """Simulate one configuration; return ``config`` plus t, energy_error, status, message, summary as JSON data.
 
     Invalid input gives ``status == "error"`` with the message instead of an exception. ``progress`` gets
     the fraction done (throttled); its return value is ignored: cancelling kills the job's process.

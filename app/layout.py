@@ -1,16 +1,29 @@
-"""The page layout. Component ids are part of the app's contract (tests and later pages rely on them)."""
+"""The run page's layout. Component ids are part of the app's contract (tests and links rely on them).
+
+Everything is driven by the solvers' registry: the benchmark list, each benchmark's parameters
+(``solvers.describe``), the methods that apply (``solvers.methods``) and each method's options
+(``solvers.describe_method``). A new benchmark, method or option appears here without a change.
+"""
 
 from __future__ import annotations
 
+import base64
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from dash import dcc, html
 
-from app.figures import energy_figure
+import solvers
+from app.figures import GRAPH_CONFIG, SUMMARY_COLUMNS, schematic_svg
+from app.jobs import format_value
 
 DEFAULT_BENCHMARK = "planar_pendulum"
 DEFAULT_METHOD = "rk4"
 DEFAULT_STEP = 0.01
 DEFAULT_T_END = 10
 IDLE_MESSAGE = "Choose a benchmark and methods, then press Run."
+STEP_SLIDER = (-6.0, 0.0)  # log10 range of the step slider
 
 
 def status(kind: str, text: str) -> html.Span:
@@ -32,15 +45,188 @@ def default_methods(available: list[str], current: list[str] | None = None) -> l
     return available[:1]
 
 
-def _field(label: str, control) -> html.Div:
-    return html.Div([html.Label(label, htmlFor=control.id), control], className="field")
+def initial_form(query: Mapping[str, Any]) -> dict[str, Any]:
+    """The form to show for a (possibly shared) link's decoded query; unknown ids fall back to defaults."""
+    ids = solvers.benchmarks()
+    benchmark = query.get("benchmark") if query.get("benchmark") in ids else default_benchmark(ids)
+    available = solvers.methods(benchmark) if benchmark else []
+    methods = [m for m in query.get("methods") or [] if m in available] or default_methods(available)
+    h = query.get("h", DEFAULT_STEP if benchmark == DEFAULT_BENCHMARK else solvers.describe(benchmark)["default_h"])
+    t_end = query.get("t_end", DEFAULT_T_END if benchmark == DEFAULT_BENCHMARK
+                      else solvers.describe(benchmark)["default_t_end"])
+    return {"benchmark": benchmark, "methods": methods, "h": _number_or_text(h), "t_end": _number_or_text(t_end),
+            "params": dict(query.get("params") or {}), "options": dict(query.get("options") or {})}
 
 
-def build_layout(benchmarks: list[dict], benchmark: str | None, methods: list[str]) -> html.Div:
-    """The page.
+def _number_or_text(value: Any) -> Any:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return value
+    return int(number) if number.is_integer() and abs(number) < 1e15 else number
 
-    ``benchmarks``: ``solvers.describe()`` dicts; ``benchmark``: the one selected; ``methods``: its methods.
-    """
+
+def param_defaults(benchmark: str) -> dict[str, str]:
+    return {k: format_value(v) for k, v in solvers.describe(benchmark)["params"].items()}
+
+
+def option_defaults(method: str) -> dict[str, str]:
+    return {k: format_value(o["default"]) for k, o in solvers.describe_method(method)["options"].items()}
+
+
+# ----------------------------------------------------------------------------------------------------------
+
+
+def message(id_: Any) -> html.Div:
+    return html.Div(id=id_, className="field-msg", role="alert")
+
+
+def _field(label: str, control, msg_id: Any = None, title: str | None = None, class_name: str = "field") -> html.Div:
+    children = [html.Label(label, htmlFor=control.id if isinstance(control.id, str) else None, title=title), control]
+    if msg_id is not None:
+        children.append(message(msg_id))
+    return html.Div(children, className=class_name, title=title)
+
+
+def benchmark_info(benchmark: str | None) -> list:
+    """Title, seed, description and a small schematic of the initial configuration."""
+    if not benchmark:
+        return []
+    d = solvers.describe(benchmark)
+    children: list = []
+    try:
+        from solvers.registry import BENCHMARKS
+
+        bench = BENCHMARKS[benchmark]
+        model = bench.build(bench.resolve({}))
+        svg = schematic_svg(model.points(model.y0[None, :])[0], model.point_names, d.get("gravity_direction"))
+        src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        children.append(html.Img(src=src, className="schematic", alt=f"schematic of {benchmark}"))
+    except Exception:  # a schematic is a nicety: a model that cannot draw itself still runs
+        pass
+    children.append(
+        html.Div(
+            [
+                html.Div([html.Strong(d["title"]), html.Span(f"seed {d['seed']}", className="badge")]),
+                html.P(d["description"], className="description"),
+            ]
+        )
+    )
+    return children
+
+
+def _step_slider_value(h: Any) -> float:
+    try:
+        v = math.log10(float(h))
+    except (TypeError, ValueError):
+        return -2.0
+    return min(max(v, STEP_SLIDER[0]), STEP_SLIDER[1])
+
+
+def params_panel(benchmark: str | None, values: Mapping[str, str] | None = None) -> list:
+    """One text field per benchmark parameter (numbers, or JSON lists for vectors/matrices), with its message."""
+    if not benchmark:
+        return []
+    d = solvers.describe(benchmark)
+    values = values or {}
+    if not d["params"]:
+        return [html.P("This benchmark has no parameters.", className="muted")]
+    fields = []
+    for name, default in d["params"].items():
+        doc = d["param_docs"].get(name, "")
+        control = dcc.Input(
+            id={"type": "param", "name": name},
+            type="text",
+            value=values.get(name, format_value(default)),
+            placeholder="default" if default is None else "",
+            debounce=True,
+            className="param-input",
+        )
+        fields.append(_field(name, control, {"type": "param-msg", "name": name}, title=doc))
+    return [html.Div(fields, className="param-grid"), message("params-msg")]
+
+
+def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None) -> list:
+    """Per selected method: its description and one field per option (from solvers.describe_method)."""
+    values = values or {}
+    blocks = []
+    for method in methods:
+        d = solvers.describe_method(method)
+        fields = []
+        for name, o in d["options"].items():
+            current = (values.get(method) or {}).get(name, format_value(o["default"]))
+            oid = {"type": "option", "method": method, "name": name}
+            if o["kind"] == "bool":
+                control = dcc.Dropdown(id=oid, options=["true", "false"], value=current, clearable=False,
+                                       className="option-dropdown")
+            elif o["kind"] == "choice":
+                control = dcc.Dropdown(id=oid, options=list(o["choices"]), value=o["default"] if current == "" else
+                                       current, clearable=False, className="option-dropdown")
+            else:
+                control = dcc.Input(id=oid, type="text", value=current, debounce=True, className="param-input")
+            bounds = ""
+            if o["low"] is not None or o["high"] is not None:
+                low = "" if o["low"] is None else f"{o['low']:g}"
+                high = "" if o["high"] is None else f"{o['high']:g}"
+                bounds = f" [{low}, {high}]"
+            fields.append(_field(name, control, {"type": "option-msg", "method": method, "name": name},
+                                 title=o["doc"] + bounds))
+        blocks.append(
+            html.Div(
+                [
+                    html.Div([html.Strong(d["title"]), html.Span(f"order {d['order']}", className="badge"),
+                              html.Span(f"seed {d['seed']}", className="badge")]),
+                    html.P(d["description"], className="description"),
+                    html.Div(fields, className="param-grid") if fields else html.P("No options.", className="muted"),
+                ],
+                className="method-block",
+            )
+        )
+    return blocks
+
+
+def _graph(id_: str, height: int = 340) -> dcc.Graph:
+    return dcc.Graph(id=id_, className="graph", style={"height": f"{height}px"}, config=GRAPH_CONFIG)
+
+
+def summary_table(rows: list[dict[str, str]]) -> list:
+    """Children of ``summary-table``: header and one row per run (message as a second line when present)."""
+    head = html.Thead(html.Tr([html.Th(label) for _, label in SUMMARY_COLUMNS]))
+    body = []
+    for row in rows:
+        cells = []
+        for key, _ in SUMMARY_COLUMNS:
+            if key == "run":
+                cells.append(html.Td([html.Span(className="swatch", style={"background": row["color"]}), row["run"]]))
+            elif key == "status":
+                cells.append(html.Td(row["status"], className=f"run-status run-status-{row['status']}"))
+            else:
+                cells.append(html.Td(row[key], className="num"))
+        body.append(html.Tr(cells))
+        if row.get("message"):
+            body.append(html.Tr(html.Td(row["message"], colSpan=len(SUMMARY_COLUMNS), className="run-message")))
+    if not rows:
+        body.append(html.Tr(html.Td("No run yet.", colSpan=len(SUMMARY_COLUMNS), className="muted")))
+    return [head, html.Tbody(body)]
+
+
+def progress_rows(entries: Sequence[tuple[str, float, str]]) -> list:
+    """Children of ``progress``: one labelled bar per job (label, fraction done, note)."""
+    return [
+        html.Div(
+            [html.Span(label, className="progress-label"), html.Progress(value=fraction, max=1),
+             html.Span(note, className="progress-note")],
+            className="progress-item",
+        )
+        for label, fraction, note in entries
+    ]
+
+
+def build_layout(form: Mapping[str, Any]) -> html.Div:
+    """The run page for the given form state (see :func:`initial_form`)."""
+    benchmarks = [solvers.describe(b) for b in solvers.benchmarks()]
+    benchmark = form["benchmark"]
+    available = solvers.methods(benchmark) if benchmark else []
     controls = html.Div(
         [
             _field(
@@ -51,18 +237,29 @@ def build_layout(benchmarks: list[dict], benchmark: str | None, methods: list[st
                     value=benchmark,
                     clearable=False,
                 ),
+                "benchmark-msg",
             ),
             _field(
                 "Methods",
-                dcc.Dropdown(id="methods", options=methods, value=default_methods(methods), multi=True),
+                dcc.Dropdown(id="methods", options=available, value=form["methods"], multi=True),
+                "methods-msg",
             ),
-            _field(
-                "Step h [s]",
-                dcc.Input(id="step", type="number", value=DEFAULT_STEP, step="any", inputMode="decimal"),
+            html.Div(
+                [
+                    html.Label("Step h [s]", htmlFor="step"),
+                    dcc.Input(id="step", type="number", value=form["h"], step="any", inputMode="decimal"),
+                    dcc.Slider(id="step-slider", min=STEP_SLIDER[0], max=STEP_SLIDER[1], step=0.01,
+                               value=_step_slider_value(form["h"]),
+                               marks={v: f"1e{v}" for v in range(int(STEP_SLIDER[0]), int(STEP_SLIDER[1]) + 1, 2)},
+                               updatemode="drag", tooltip=None),
+                    message("step-msg"),
+                ],
+                className="field step-field",
             ),
             _field(
                 "End time [s]",
-                dcc.Input(id="t-end", type="number", value=DEFAULT_T_END, step="any", inputMode="decimal"),
+                dcc.Input(id="t-end", type="number", value=form["t_end"], step="any", inputMode="decimal"),
+                "t-end-msg",
             ),
             html.Div(
                 [
@@ -74,35 +271,97 @@ def build_layout(benchmarks: list[dict], benchmark: str | None, methods: list[st
         ],
         className="controls",
     )
-    progress = html.Div(
+    details = html.Div(
         [
-            html.Progress(id="progress", value=0, max=1),
-            html.Div(status("idle", IDLE_MESSAGE), id="status", role="status", className="status"),
+            html.Div(benchmark_info(benchmark), id="benchmark-info", className="benchmark-info card"),
+            html.Details(
+                [html.Summary("Benchmark parameters"),
+                 html.Div(params_panel(benchmark, form.get("params")), id="params-panel")],
+                open=bool(form.get("params")),
+                className="card",
+            ),
+            html.Details(
+                [html.Summary("Method options"),
+                 html.Div(options_panel(form["methods"], form.get("options")), id="options-panel")],
+                open=bool(form.get("options")),
+                className="card",
+            ),
         ],
-        className="progress-row",
+        className="details",
     )
+    actions = html.Div(
+        [
+            html.A("Shareable link", id="share-link", href="", className="share-link"),
+            html.Button("Download CSV", id="download-csv-button", n_clicks=0, className="button small"),
+            html.Button("Download JSON", id="download-json-button", n_clicks=0, className="button small"),
+            html.Button("Download configuration", id="download-config-button", n_clicks=0, className="button small"),
+            dcc.Download(id="download"),
+        ],
+        className="actions",
+    )
+    scene = html.Div(
+        [
+            dcc.Graph(id="scene-3d", className="graph scene", config={**GRAPH_CONFIG, "responsive": True},
+                      style={"height": "340px"}),
+            html.Div(
+                [
+                    html.Button("Play", id="scene-play", className="button small"),
+                    dcc.Input(id="scene-scrub", type="range", min=0, max=1000, step=1, value=0,
+                              className="scene-scrub"),
+                    html.Span("t = 0 s", id="scene-time", className="scene-time"),
+                    dcc.Dropdown(id="scene-speed", options=[{"label": f"{s:g}x", "value": s}
+                                                            for s in (0.1, 0.25, 0.5, 1, 2, 5, 10)],
+                                 value=1, clearable=False, className="scene-speed", searchable=False),
+                    html.Span("", id="scene-fps", className="scene-fps"),
+                ],
+                className="scene-controls",
+            ),
+        ],
+        className="scene-card card",
+    )
+    charts = [
+            html.Div(
+                [
+                    html.Div([html.Label("Components", htmlFor="trajectory-components"),
+                              dcc.Dropdown(id="trajectory-components", multi=True, options=[], value=[])],
+                             className="chart-option"),
+                    _graph("trajectory-graph"),
+                ],
+                className="card",
+            ),
+            html.Div(
+                [
+                    dcc.RadioItems(id="energy-mode", options=[{"label": "signed", "value": "signed"},
+                                                              {"label": "log |.|", "value": "log"}],
+                                   value="signed", inline=True, className="chart-option"),
+                    _graph("energy-graph"),
+                ],
+                className="card",
+            ),
+            html.Div(_graph("constraint-graph"), className="card"),
+            html.Div(_graph("orthogonality-graph", 340), className="card"),
+            html.Div(_graph("momentum-graph", 340), className="card"),
+    ]
     return html.Div(
         [
-            html.Header(
-                [
-                    html.H1("Integrator Lab"),
-                    html.P("Geometric time integrators for rigid multibody dynamics, side by side."),
-                ],
-                className="header",
+            controls,
+            details,
+            html.Div(
+                [html.Div(status("idle", IDLE_MESSAGE), id="status", role="status", className="status"),
+                 html.Span(id="job-status", className="job-status"),
+                 html.Div(id="progress", className="progress")],
+                className="progress-row",
             ),
-            html.Main(
-                [
-                    controls,
-                    progress,
-                    dcc.Graph(
-                        id="energy-graph",
-                        figure=energy_figure([]),
-                        className="graph",
-                        config={"displaylogo": False, "responsive": True},
-                    ),
-                    dcc.Store(id="job-request"),
-                ],
-            ),
+            actions,
+            html.Div(html.Table(summary_table([]), id="summary-table", className="summary"),
+                     className="card table-card"),
+            html.Div([scene, *charts], className="charts"),
+            dcc.Store(id="job-request"),
+            dcc.Store(id="run-keys"),
+            dcc.Store(id="scene-data"),
+            dcc.Store(id="x-link"),
+            dcc.Store(id="scene-ready"),
+            dcc.Store(id="scene-speed-store"),
         ],
-        className="page",
+        className="run-page",
     )

@@ -1,136 +1,80 @@
-"""The Dash app: layout, callbacks and the background-job manager.
+"""The Dash app: a multi-page app (``app/pages``), the shared navigation header and the background-job manager.
 
-No mutable module state: gunicorn workers share nothing but the diskcache directory (see app.config).
-A click on Run goes through a plain callback that validates the inputs and writes the ``job-request`` store;
-only a valid request starts the background job, which runs each selected method through app.jobs.run_job.
+No mutable module state: gunicorn workers share nothing but the cache directory (see app.config). Each page
+module in ``app/pages`` registers itself (``dash.register_page``) and its callbacks; the header lists every
+registered page in the order the pages declare.
 """
 
 from __future__ import annotations
 
-import logging
-import time
+import json
 
-from dash import Dash, Input, Output, State, no_update
+import dash
+from dash import Dash, Input, Output, clientside_callback, dcc, html
 
-import solvers
-from app import config, jobs
-from app.figures import energy_figure
-from app.layout import build_layout, default_benchmark, default_methods, status
-
-log = logging.getLogger(__name__)
+from app import config
 
 CACHE_DIR = config.cache_dir()
 CODE_VERSION = config.code_version()
+PAGES_DIR = config.APP_DIR / "pages"
 
 
 def _code_version() -> str:
     return CODE_VERSION
 
 
+# name="app": the pages are imported as app.pages.<module>, the same modules a plain import gives.
 app = Dash(
-    __name__,
+    "app",
     title="Integrator Lab",
     update_title=None,
+    use_pages=True,
+    pages_folder=str(PAGES_DIR),
     assets_folder=str(config.ASSETS_DIR),
+    suppress_callback_exceptions=True,  # page components exist only while their page is shown
     background_callback_manager=config.background_manager(CACHE_DIR, cache_by=[_code_version]),
 )
 server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
 
 
-_benchmark = default_benchmark(solvers.benchmarks())
-app.layout = build_layout(
-    [solvers.describe(b) for b in solvers.benchmarks()],
-    _benchmark,
-    solvers.methods(_benchmark) if _benchmark else [],
+def _pages() -> list[dict]:
+    return sorted(dash.page_registry.values(), key=lambda p: (p.get("order") is None, p.get("order") or 0))
+
+
+def _nav_id(page: dict) -> str:
+    return f"nav-{page['module'].split('.')[-1]}"
+
+
+def navigation() -> html.Header:
+    """The header shared by every page: title and one link per registered page."""
+    links = [dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=_nav_id(p)) for p in _pages()]
+    return html.Header(
+        [
+            html.Div(
+                [html.Span("Integrator Lab", className="brand"),
+                 html.Span("Geometric time integrators for rigid multibody dynamics", className="tagline")],
+                className="brand-block",
+            ),
+            html.Nav(links, className="nav"),
+        ],
+        className="header",
+    )
+
+
+def layout() -> html.Div:
+    return html.Div([navigation(), html.Main(dash.page_container, className="page-body")], className="page")
+
+
+app.layout = layout
+
+# The current page's link is highlighted, in the browser (the pages are registered once Dash() has run).
+_paths = [p["relative_path"] for p in _pages()]
+clientside_callback(
+    f"(pathname) => {json.dumps(_paths)}.map(p => 'nav-link' + (p === pathname ? ' active' : ''))",
+    [Output(_nav_id(p), "className") for p in _pages()],
+    Input("_pages_location", "pathname"),
 )
-
-
-@app.callback(
-    Output("methods", "options"),
-    Output("methods", "value"),
-    Input("benchmark", "value"),
-    State("methods", "value"),
-    prevent_initial_call=True,
-)
-def update_methods(benchmark, selected):
-    available = solvers.methods(benchmark) if benchmark else []
-    return available, default_methods(available, selected)
-
-
-@app.callback(
-    Output("job-request", "data"),
-    Output("status", "children"),
-    Output("progress", "value"),
-    Input("run", "n_clicks"),
-    State("benchmark", "value"),
-    State("methods", "value"),
-    State("step", "value"),
-    State("t-end", "value"),
-    prevent_initial_call=True,
-)
-def request_run(_n_clicks, benchmark, methods, step, t_end):
-    """Validate the form; only a valid request reaches the background job."""
-    if not methods:
-        return no_update, status("error", "Choose at least one method."), 0
-    try:
-        checked = [jobs.check_config({"benchmark": benchmark, "method": m, "h": step, "t_end": t_end}) for m in methods]
-    except ValueError as exc:
-        return no_update, status("error", str(exc)), 0
-    return checked, status("running", "Starting…"), 0
-
-
-def _number(x) -> str:
-    return "n/a" if x is None else f"{x:.3g}"
-
-
-def _job_failed(exc: Exception):
-    log.error("background job failed: %s", exc)
-    return no_update, status("error", "The run failed with an internal error (details in the server log)."), 0
-
-
-@app.callback(
-    Output("energy-graph", "figure"),
-    Output("status", "children", allow_duplicate=True),
-    Output("progress", "value", allow_duplicate=True),
-    Input("job-request", "data"),
-    background=True,
-    interval=250,  # ms between polls of a running job
-    progress=[Output("progress", "value"), Output("status", "children")],
-    progress_default=[0, status("cancelled", "Cancelled.")],
-    running=[(Output("run", "disabled"), True, False), (Output("cancel", "disabled"), False, True)],
-    cancel=[Input("cancel", "n_clicks")],
-    on_error=_job_failed,
-    prevent_initial_call=True,
-)
-def run_simulation(set_progress, request):
-    """Run every configuration of a validated request (a list of run_job configs), one after the other.
-
-    The job's only argument is the request itself (no click count), so identical requests share one cached
-    result; writing an equal request to the store still triggers this callback.
-    """
-    n = len(request)
-    started = time.perf_counter()
-    results = []
-    for i, run_config in enumerate(request):
-        label = f"{run_config['method']} ({i + 1}/{n})"
-
-        def report(fraction: float, i=i, label=label) -> None:
-            done = (i + fraction) / n
-            set_progress((done, status("running", f"Running {label}: {100 * fraction:.0f} %")))
-
-        report(0.0)
-        results.append(jobs.run_job(run_config, report))
-    elapsed = time.perf_counter() - started
-
-    problems = [f"{r['method']}: {r['message'] or r['status']}" for r in results if r["status"] != "ok"]
-    if problems:
-        kind, text = "error", "; ".join(problems)
-    else:
-        worst = ", ".join(f"{r['method']} {_number(r['summary'].get('max_energy_error'))} J" for r in results)
-        kind, text = "done", f"Done: {n} run(s), computed in {elapsed:.2f} s. Max |E - E0|: {worst}."
-    return energy_figure(results), status(kind, text), 1 if kind == "done" else 0
-
 
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,
 # so a concurrent request in another thread can get a 500 ("not a registered library", plotly/dash#3971).

@@ -1,15 +1,20 @@
-"""The dashboard's pure parts: job plumbing (app.jobs), figure builders (app.figures), configuration
-(app.config). The browser tests (tests/test_browser.py) cover the page itself."""
+"""The dashboard's pure parts, without a browser: job plumbing, validation and the run cache (app.jobs),
+figure builders (app.figures), links (app.urlstate), configuration (app.config). The browser tests
+(tests/test_browser.py) cover the page itself."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import time
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app import config, figures, jobs
+import solvers
+from app import config, figures, jobs, urlstate
 
 
 def test_run_job_returns_plain_json_data():
@@ -51,16 +56,238 @@ def test_run_job_throttles_progress():
     assert len(seen) <= wall / jobs.PROGRESS_INTERVAL + 2  # the first report, then at most one per interval
 
 
-def test_energy_figure_one_trace_per_run_and_an_empty_state():
-    a = jobs.run_job({"benchmark": "pendulum_3d", "method": "rk4", "h": 0.01, "t_end": 1.0})
-    b = jobs.run_job({"benchmark": "pendulum_3d", "method": "rattlie", "h": 0.01, "t_end": 1.0})
-    fig = figures.energy_figure([a, b])
-    assert isinstance(fig, go.Figure) and len(fig.data) == 2
-    assert {tr.name for tr in fig.data} == {"rk4, h=0.01", "rattlie, h=0.01"}
-    assert all(tr.type == "scattergl" for tr in fig.data)
-    assert "pendulum_3d" in fig.layout.title.text
-    empty = figures.energy_figure([])
-    assert len(empty.data) == 0 and "No run yet" in empty.layout.annotations[0].text
+# ----------------------------------------------------------------------------------------------------------
+# The form: validation next to each field, canonical configurations
+
+
+def _form(**kw):
+    form = {"benchmark": "pendulum_3d", "methods": ["rk4", "rattlie"], "h": 0.01, "t_end": 1, "params": {},
+            "options": {}}
+    form.update(kw)
+    return form
+
+
+def test_check_form_gives_one_canonical_config_per_method():
+    configs, errors = jobs.check_form(_form(params={"m": "10", "rho": "[0, 0, 0.7]", "J": ""}))
+    assert errors == {}
+    assert [c["method"] for c in configs] == ["rk4", "rattlie"]
+    assert all(c["params"] == {} for c in configs)  # values equal to the defaults are dropped
+    assert configs[1]["options"] == {k: o["default"] for k, o in solvers.describe_method("rattlie")["options"].items()}
+    changed, errors = jobs.check_form(_form(params={"m": "12", "Omega0": "0 1 0"}))
+    assert errors == {} and changed[0]["params"] == {"m": 12.0, "Omega0": [0.0, 1.0, 0.0]}
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "fragment"),
+    [
+        ({"h": 0}, "step", "Step h must be a number greater than 0"),
+        ({"h": None}, "step", "Step h is missing"),
+        ({"h": 2, "t_end": 1}, "step", "larger than the end time"),
+        ({"h": 1e-9, "t_end": 100}, "step", "over the cap"),
+        ({"t_end": -1}, "t-end", "End time must be a number greater than 0"),
+        ({"methods": []}, "methods", "Choose at least one method"),
+        ({"methods": ["spark"]}, "methods", "does not apply to pendulum_3d"),
+        ({"params": {"m": "-1"}}, "param:m", "must be > 0"),
+        ({"params": {"J": "[[1, 0, 0], [0, 1, 0]]"}}, "param:J", "expected an array of shape (3, 3)"),
+        ({"params": {"rho": "zero"}}, "param:rho", "is not a number"),
+        ({"params": {"R0": "[[1,0,0],[0,1,0],[0,0,1]]", "cardan0": "[0, 0, 0.1]"}}, "param:", "at most one of"),
+        ({"options": {"rattlie": {"newton_tol": "1"}}}, "option:rattlie:newton_tol", "outside"),
+        ({"options": {"rattlie": {"newton_max_iter": "2.5"}}}, "option:rattlie:newton_max_iter", "not an integer"),
+    ],
+)
+def test_check_form_puts_each_problem_next_to_its_field(change, key, fragment):
+    configs, errors = jobs.check_form(_form(**change))
+    assert configs == []  # nothing runs while anything is invalid
+    assert key in errors and fragment in errors[key], errors
+
+
+def test_parse_and_format_values_round_trip():
+    for value in (0.7, [0.0, 0.0, 0.7], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], True, None):
+        assert jobs.parse_value(jobs.format_value(value)) == value
+    assert jobs.parse_value("1, 2 3") == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="not a number or a list"):
+        jobs.parse_value("abc")
+
+
+def test_run_key_ignores_how_numbers_were_written_but_not_the_physics():
+    base = jobs.check_form(_form(methods=["rk4"]))[0][0]
+    via_browser = json.loads(json.dumps({**base, "t_end": 1, "h": 0.01}))  # JS turns 1.0 into 1
+    assert jobs.run_key(base, "v1") == jobs.run_key(via_browser, "v1")
+    assert jobs.run_key(base, "v1") != jobs.run_key(base, "v2")  # another code version
+    assert jobs.run_key(base, "v1") != jobs.run_key({**base, "h": 0.02}, "v1")
+    assert jobs.run_key(base, "v1") != jobs.run_key({**base, "params": {"m": 11.0}}, "v1")
+
+
+def test_run_cache_serves_each_run_in_any_combination(tmp_path):
+    cache = jobs.RunCache(tmp_path / "runs", "test")
+    a, b = jobs.check_form(_form(methods=["rk4", "rattlie"], t_end=0.5))[0]
+    key_a, first, hit = cache.run(a)
+    assert not hit and first["status"] == "ok" and key_a in cache
+    again = jobs.RunCache(tmp_path / "runs", "test")  # another process opening the same directory
+    t0 = time.perf_counter()
+    key, second, hit = again.run(a)
+    assert hit and key == key_a and time.perf_counter() - t0 < 0.2
+    np.testing.assert_array_equal(second["energy_error"], first["energy_error"])
+    assert b and cache.key(b) not in cache
+    assert jobs.RunCache(tmp_path / "runs", "other version").key(a) != key_a
+
+
+def test_simulate_keeps_the_partial_results_of_a_diverged_run():
+    config = jobs.check_form(_form(benchmark="natural_double_pendulum", methods=["rk4"], h=0.3, t_end=20))[0][0]
+    out = jobs.simulate(config)
+    assert out["status"] == "diverged" and "diverged at t =" in out["message"]
+    assert 0 < len(out["t"]) < 67 and out["points"].shape == (len(out["t"]), 3, 3)
+    fig = figures.energy_figure([out])
+    assert len(fig["data"]) == 1  # partial results are plotted
+    assert figures.summary_rows([out])[0]["status"] == "diverged"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Figures
+
+
+@pytest.fixture(scope="module")
+def two_runs():
+    configs, errors = jobs.check_form(_form(methods=["rk4", "rattlie"], h=0.01, t_end=2))
+    assert not errors
+    return [jobs.simulate(c) for c in configs]
+
+
+def _decoded(spec) -> np.ndarray:
+    import base64
+
+    return np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+
+
+def test_every_chart_is_a_valid_plotly_figure_with_one_colour_per_run(two_runs):
+    builders = {
+        "trajectory": figures.trajectory_figure(two_runs, figures.default_components(two_runs)),
+        "energy": figures.energy_figure(two_runs),
+        "energy log": figures.energy_figure(two_runs, "log"),
+        "constraint": figures.constraint_figure(two_runs),
+        "orthogonality": figures.orthogonality_figure(two_runs),
+        "momentum": figures.momentum_figure(two_runs),
+        "scene": figures.scene_figure(figures.scene_data(two_runs, [0, 0, 1])),
+    }
+    for name, fig in builders.items():
+        go.Figure(fig)  # validates every property against plotly's schema
+        colours = {tr["line"]["color"] for tr in fig["data"] if tr.get("legendgroup") == "rk4, h=0.01"}
+        assert colours <= {figures.run_color(0), *figures.AXIS_COLORS}, name
+        assert fig["data"], name
+    assert all(tr["type"] == "scatter" for tr in builders["energy"]["data"])  # few points: SVG draws faster
+    many = [{**two_runs[0], "t": np.linspace(0, 1, 30_000), "energy_error": np.ones(30_000)}] * 12
+    assert all(tr["type"] == "scattergl" for tr in figures.energy_figure(many)["data"])  # WebGL above GL_POINTS
+    assert builders["energy log"]["layout"]["yaxis"]["type"] == "log"
+    assert len(builders["constraint"]["data"]) == 2 * 3  # position, velocity, acceleration per run
+    e = _decoded(builders["energy"]["data"][0]["y"])
+    np.testing.assert_allclose(e, two_runs[0]["energy_error"].astype(np.float32))
+
+
+def test_charts_say_why_they_are_empty():
+    assert "No run yet" in figures.energy_figure([])["layout"]["annotations"][0]["text"]
+    planar = jobs.simulate(jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4"]))[0][0])
+    assert "no constraints" in figures.constraint_figure([planar])["layout"]["annotations"][0]["text"]
+    assert "no rotation" in figures.orthogonality_figure([planar])["layout"]["annotations"][0]["text"]
+    assert "no conserved momentum" in figures.momentum_figure([planar])["layout"]["annotations"][0]["text"]
+
+
+def test_min_max_decimation_keeps_every_extreme_and_bounds_the_points():
+    t = np.linspace(0, 1, 100_001)
+    y = np.sin(40 * t)
+    y[31_337] = 5.0  # a one-sample spike that plain subsampling would miss
+    y[77_000] = np.nan
+    x, v = figures.decimate(t, y, buckets=500)
+    assert len(x) == len(v) <= 1000 and np.all(np.diff(x) >= 0)
+    assert x[0] == 0.0 and x[-1] == 1.0  # the line spans the whole run
+    assert np.nanmax(v) == 5.0 and np.nanmin(v) == np.nanmin(y)
+    short_t, short_y = figures.decimate(t[:100], y[:100], buckets=500)
+    assert len(short_t) == len(short_y) == 100  # short series pass unchanged
+
+
+def test_fifty_thousand_step_payload_is_bounded():
+    config = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4"], h=1e-3, t_end=50))[0][0]
+    run = jobs.simulate(config)
+    assert run["steps"] == 50_000
+    payload = sum(
+        len(json.dumps(fig))
+        for fig in (
+            figures.trajectory_figure([run], figures.default_components([run])),
+            figures.energy_figure([run]),
+            figures.constraint_figure([run]),
+            figures.orthogonality_figure([run]),
+            figures.momentum_figure([run]),
+            figures.scene_figure(figures.scene_data([run], [0, -1, 0])),
+        )
+    ) + len(json.dumps(figures.scene_data([run], [0, -1, 0])))
+    assert payload < 2_000_000, payload
+
+
+@pytest.mark.parametrize("gravity", [[0, 0, 1], [0, -1, 0], [0, 0, -1], [1, 2, 3]])
+def test_screen_rotation_points_gravity_down_and_is_proper(gravity):
+    rot = figures.screen_rotation(gravity)
+    g = np.asarray(gravity, float) / np.linalg.norm(gravity)
+    np.testing.assert_allclose(rot @ g, [0, 0, -1], atol=1e-12)
+    np.testing.assert_allclose(rot @ rot.T, np.eye(3), atol=1e-12)
+    assert np.linalg.det(rot) == pytest.approx(1.0)
+
+
+def test_scene_data_draws_chain_and_triads_for_every_benchmark():
+    for benchmark in solvers.benchmarks():
+        method = solvers.methods(benchmark)[0]
+        d = solvers.describe(benchmark)
+        run = jobs.simulate(jobs.check_form(_form(benchmark=benchmark, methods=[method], h=0.01, t_end=0.5))[0][0])
+        scene = figures.scene_data([run], d["gravity_direction"], frames=50)
+        assert len(scene["t"]) == 50 and len(scene["runs"]) == 1, benchmark
+        r = scene["runs"][0]
+        n_chain = len(r["chain"][0])
+        assert n_chain + len(r["axes"]) == run["points"].shape[1]
+        if benchmark in ("pendulum_3d", "angular_velocity"):
+            assert len(r["axes"]) == 3  # the body frame triad
+        fig = figures.scene_figure(scene)
+        go.Figure(fig)
+        assert len(fig["data"]) == figures.static_trace_count(scene) + 1 + len(r["axes"])
+    # gravity drawn downward: the 3D pendulum's centre of mass hangs below the pivot once it has swung down
+    d = solvers.describe("pendulum_3d")
+    run = jobs.simulate(jobs.check_form(_form(methods=["rk4"], params={"cardan0": "[0.1, 0, 0]"}))[0][0])
+    scene = figures.scene_data([run], d["gravity_direction"], frames=10)
+    pivot, com = scene["runs"][0]["chain"][0]
+    assert com[2] < pivot[2]
+
+
+def test_summary_rows_and_downloads(two_runs):
+    rows = figures.summary_rows(two_runs)
+    assert [r["run"] for r in rows] == ["rk4, h=0.01", "rattlie, h=0.01"]
+    assert rows[1]["newton_iterations"] not in ("-", "0") and rows[0]["status"] == "ok"
+    text = figures.results_csv(two_runs)
+    table = list(csv.reader(io.StringIO(text)))
+    assert table[0][:3] == ["run", "method", "t"] and "energy_error" in table[0]
+    assert len(table) == 1 + sum(len(r["t"]) for r in two_runs)
+    data = json.loads(figures.results_json(two_runs))
+    assert [r["method"] for r in data["runs"]] == ["rk4", "rattlie"]
+    assert data["runs"][0]["rotation_error"][0] is None  # NaN (not defined for this benchmark) -> null
+
+
+def test_schematic_is_an_svg_of_the_initial_configuration():
+    svg = figures.schematic_svg(np.array([[0, 0, 0], [0, -0.6, 0]]), ("pivot", "centre of mass"), [0, -1, 0])
+    assert svg.startswith("<svg") and "<polyline" in svg and svg.endswith("</svg>")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Links and configuration
+
+
+def test_links_round_trip_the_form():
+    form = {"benchmark": "pendulum_3d", "methods": ["rk4", "lie_galpha"], "h": 0.002, "t_end": 5,
+            "params": {"m": "12", "rho": "[0, 0, 0.7]"}, "options": {"lie_galpha": {"rho_inf": "0.5"}}}
+    defaults = {"params": {"m": "10", "rho": "[0.0, 0.0, 0.7]"}, "options": {"lie_galpha": {"rho_inf": "0.9"}}}
+    query = urlstate.query_from_form(form, defaults)
+    assert query.startswith("?benchmark=pendulum_3d&methods=rk4,lie_galpha")
+    back = urlstate.form_from_query(query)
+    assert back["benchmark"] == "pendulum_3d" and back["methods"] == ["rk4", "lie_galpha"]
+    assert back["h"] == "0.002" and back["t_end"] == "5"
+    assert back["params"] == {"m": "12", "rho": "[0, 0, 0.7]"}  # rho differs textually from the default text
+    assert back["options"] == {"lie_galpha": {"rho_inf": "0.5"}}
+    assert jobs.check_form({**back, "h": float(back["h"]), "t_end": float(back["t_end"])})[1] == {}
 
 
 def test_config_cache_dir_and_secret_key(tmp_path, monkeypatch):
@@ -74,3 +301,25 @@ def test_config_cache_dir_and_secret_key(tmp_path, monkeypatch):
     assert config.secret_key(d) == "explicit"
     v = config.code_version()
     assert "+" in v and v == config.code_version()
+
+
+def test_a_new_method_and_option_appear_without_app_changes(monkeypatch):
+    """Registry-driven: a method registered in solvers.registry shows up in the form with its options."""
+    import dataclasses
+
+    from app import layout
+    from solvers import registry
+    from solvers.methods.base import Option
+
+    rk4 = registry.METHODS["rk4"]
+    extra = {**rk4.options, "gamma": Option(0.25, "a new option", "float", 0.0, 1.0)}
+    monkeypatch.setitem(registry.METHODS, "rk4_new", dataclasses.replace(rk4, id="rk4_new", options=extra))
+    assert "rk4_new" in solvers.methods("planar_pendulum")
+    panel = str(layout.options_panel(["rk4_new"]))
+    assert "'name': 'gamma'" in panel and "'method': 'rk4_new'" in panel
+    configs, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
+                                            options={"rk4_new": {"gamma": "0.5"}}))
+    assert errors == {} and configs[0]["options"]["gamma"] == 0.5
+    _, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
+                                      options={"rk4_new": {"gamma": "2"}}))
+    assert "outside" in errors["option:rk4_new:gamma"]

@@ -156,4 +156,5 @@ BENCHMARK = Benchmark(
     default_h=1e-3,
     default_t_end=2.0,
     machinery="rotvec",
+    gravity_direction=None,
 )

@@ -99,6 +99,7 @@ class Benchmark:
     default_t_end: float
     machinery: str  # "rigid" | "coords" | "rotvec": the family of kernels that advance its model
     exclusive: tuple[tuple[str, ...], ...] = ()  # groups of keys of which at most one may be given
+    gravity_direction: tuple[float, float, float] | None = (0.0, -1.0, 0.0)  # world frame; None: no gravity
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``params``, every value validated."""
@@ -138,6 +139,7 @@ class Benchmark:
             "description": self.description,
             "default_h": self.default_h,
             "default_t_end": self.default_t_end,
+            "gravity_direction": None if self.gravity_direction is None else list(self.gravity_direction),
             "params": {k: plain(p.default) for k, p in self.params.items()},
             "param_docs": {k: (p.doc + (f" [{p.unit}]" if p.unit else "")) for k, p in self.params.items()},
         }

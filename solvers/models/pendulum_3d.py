@@ -87,4 +87,5 @@ BENCHMARK = Benchmark(
     default_t_end=20.0,
     machinery="rigid",
     exclusive=(("cardan0", "R0"),),
+    gravity_direction=(0.0, 0.0, 1.0),
 )

@@ -73,4 +73,5 @@ BENCHMARK = Benchmark(
     default_h=1e-3,
     default_t_end=50.0,
     machinery="rigid",
+    gravity_direction=(0.0, 0.0, 1.0),
 )

@@ -1,0 +1,207 @@
+"""The convergence page (``/convergence``): methods x step sizes on one benchmark as one background job; error
+against h with fitted orders, and a work-precision diagram. The work is in app.convergence."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import dash
+from dash import Input, Output, State, callback, dcc, html, no_update
+
+import solvers
+from app import convergence as conv
+
+dash.register_page(__name__, path="/convergence", name="Convergence", title="Integrator Lab: convergence", order=1)
+
+log = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL = 0.25  # s between progress reports written to the job store
+IDLE = "Choose a benchmark, methods and steps, then press Run."
+_GRAPH = {"height": "430px", "background": "#fff", "border": "1px solid #e5e7eb", "borderRadius": "8px"}
+_CELL = {"padding": "0.25rem 0.6rem", "borderBottom": "1px solid #e5e7eb", "textAlign": "left",
+         "verticalAlign": "top"}
+
+
+def status(kind: str, text: str) -> html.Span:
+    return html.Span(text, className=f"status-{kind}")
+
+
+def _field(label: str, control, hint: str = "") -> html.Div:
+    children = [html.Label(label, htmlFor=control.id), control]
+    if hint:
+        children.append(html.Small(hint, style={"color": "#6b7280"}))
+    return html.Div(children, className="field")
+
+
+def _methods_for(benchmark: str | None) -> list[str]:
+    return solvers.methods(benchmark) if benchmark in solvers.benchmarks() else []
+
+
+def _default_methods(available: list[str], current: list[str] | None = None) -> list[str]:
+    kept = [m for m in current or [] if m in available]
+    if kept:
+        return kept[: conv.MAX_METHODS]
+    return [m for m in conv.DEFAULT_METHODS if m in available] or available[:1]
+
+
+def layout(**_query) -> html.Div:
+    ids = solvers.benchmarks()
+    benchmark = conv.DEFAULT_BENCHMARK if conv.DEFAULT_BENCHMARK in ids else (ids[0] if ids else None)
+    methods = _methods_for(benchmark)
+    controls = html.Div(
+        [
+            _field("Benchmark", dcc.Dropdown(
+                id="conv-benchmark", clearable=False, value=benchmark,
+                options=[{"label": solvers.describe(b).get("title") or b, "value": b} for b in ids])),
+            _field(f"Methods (at most {conv.MAX_METHODS})", dcc.Dropdown(
+                id="conv-methods", options=methods, value=_default_methods(methods), multi=True)),
+            _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=conv.DEFAULT_H, step="any",
+                                                    inputMode="decimal")),
+            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=conv.DEFAULT_LEVELS,
+                                                min=conv.MIN_LEVELS, max=conv.MAX_LEVELS, step=1),
+                   f"h, h/2, ... ({conv.MIN_LEVELS}-{conv.MAX_LEVELS})"),
+            _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=conv.DEFAULT_T_END, step="any",
+                                             inputMode="decimal")),
+            html.Div([html.Button("Run", id="conv-run", n_clicks=0, className="button primary"),
+                      html.Button("Cancel", id="conv-cancel", n_clicks=0, disabled=True, className="button")],
+                     className="buttons"),
+        ],
+        className="controls",
+        style={"gridTemplateColumns": "minmax(200px, 1.4fr) minmax(200px, 1.4fr) repeat(3, minmax(100px, 0.6fr)) auto"},
+    )
+    about = html.P(
+        [
+            "Every run ends at the same time T = ceil(t_end / h) h; the error of a run is the maximum over common "
+            "sample times of the largest state difference to the reference (rotation matrices entry-wise). "
+            f"Reference: the exact solution where one is known (angular_velocity), else {conv.REF_METHOD} at the "
+            f"smallest step / {conv.REF_FACTOR}. Orders are least-squares slopes in log-log; hollow markers are "
+            "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time. "
+            f"Caps: {conv.MAX_STEPS_PER_RUN:,} steps per run, {conv.MAX_TOTAL_STEPS:,} steps per study.",
+        ],
+        style={"color": "#6b7280", "fontSize": "0.9rem", "margin": "0.6rem 0 0"},
+    )
+    progress = html.Div(
+        [
+            html.Progress(id="conv-progress", value=0, max=1,
+                          style={"flex": "0 0 240px", "height": "10px", "accentColor": "#2563eb"}),
+            html.Div(status("idle", IDLE), id="conv-status", role="status", className="status"),
+        ],
+        className="progress-row",
+    )
+    graphs = html.Div(
+        [
+            dcc.Graph(id="conv-order-graph", figure=conv.order_figure(None), style=_GRAPH,
+                      config={"displaylogo": False, "responsive": True}),
+            dcc.Graph(id="conv-work-graph", figure=conv.work_precision_figure(None), style=_GRAPH,
+                      config={"displaylogo": False, "responsive": True}),
+        ],
+        style={"display": "grid", "gridTemplateColumns": "repeat(auto-fit, minmax(460px, 1fr))", "gap": "1rem"},
+    )
+    return html.Div(
+        [
+            html.H2("Convergence: error against step size and CPU time", style={"margin": "0 0 0.6rem"}),
+            controls,
+            about,
+            progress,
+            graphs,
+            html.Div(id="conv-details", children=details(None), style={"marginTop": "1rem"}),
+            dcc.Store(id="conv-request"),
+        ]
+    )
+
+
+def details(study: dict | None) -> list:
+    """The fitted orders, the reference used and the table of runs."""
+    if not study or study.get("status") != "ok":
+        return []
+    head = ["method", "h", "steps", "status", "error", "CPU time [s]", "note", ""]
+    rows = [html.Tr([html.Td(r[k], style=_CELL) for k in ("method", "h", "steps", "status", "error", "cpu_time",
+                                                            "note")]
+                    + [html.Td(dcc.Link("open on the Run page", href=r["href"], className="run-link"), style=_CELL)])
+            for r in conv.table_rows(study)]
+    return [
+        html.Ul([html.Li(line) for line in conv.fits_summary(study)], id="conv-fits"),
+        html.P(f"Reference: {study['reference'].get('description', '')}.", id="conv-reference",
+               style={"color": "#6b7280"}),
+        html.Table([html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])), html.Tbody(rows)],
+                   id="conv-table", style={"borderCollapse": "collapse", "width": "100%", "background": "#fff"}),
+    ]
+
+
+@callback(
+    Output("conv-methods", "options"),
+    Output("conv-methods", "value"),
+    Input("conv-benchmark", "value"),
+    State("conv-methods", "value"),
+    prevent_initial_call=True,
+)
+def update_methods(benchmark, selected):
+    available = _methods_for(benchmark)
+    return available, _default_methods(available, selected)
+
+
+@callback(
+    Output("conv-request", "data"),
+    Output("conv-status", "children"),
+    Output("conv-progress", "value"),
+    Input("conv-run", "n_clicks"),
+    State("conv-benchmark", "value"),
+    State("conv-methods", "value"),
+    State("conv-h", "value"),
+    State("conv-levels", "value"),
+    State("conv-t-end", "value"),
+    prevent_initial_call=True,
+)
+def request_study(_n_clicks, benchmark, methods, h, levels, t_end):
+    """Validate the form (including the work caps); only a valid request reaches the background job."""
+    try:
+        p = conv.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
+    except ValueError as exc:
+        return no_update, status("error", str(exc)), 0
+    request = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
+    return request, status("running", f"Starting: {len(p['methods']) * p['levels']} runs, "
+                                      f"{p['total_steps']:,} steps in all…"), 0
+
+
+def _job_failed(exc: Exception):
+    log.error("convergence job failed: %s", exc)
+    return (no_update, no_update, no_update,
+            status("error", "The study failed with an internal error (details in the server log)."), 0)
+
+
+@callback(
+    Output("conv-order-graph", "figure"),
+    Output("conv-work-graph", "figure"),
+    Output("conv-details", "children"),
+    Output("conv-status", "children", allow_duplicate=True),
+    Output("conv-progress", "value", allow_duplicate=True),
+    Input("conv-request", "data"),
+    background=True,
+    interval=250,
+    progress=[Output("conv-progress", "value"), Output("conv-status", "children")],
+    progress_default=[0, status("cancelled", "Cancelled.")],
+    running=[(Output("conv-run", "disabled"), True, False), (Output("conv-cancel", "disabled"), False, True)],
+    cancel=[Input("conv-cancel", "n_clicks")],
+    on_error=_job_failed,
+    prevent_initial_call=True,
+)
+def run_study(set_progress, request):
+    """The whole study in one job; its only argument is the request, so identical studies share a cached result."""
+    last = [-1.0]
+
+    def report(fraction: float, text: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            set_progress((fraction, status("running", f"Running {text}: {100 * fraction:.0f} % of all steps")))
+
+    study = conv.run_study(request, report)
+    if study["status"] != "ok":
+        return conv.order_figure(None), conv.work_precision_figure(None), [], status("error", study["message"]), 0
+    n = len(study["runs"])
+    text = f"Done: {n} runs in {study['elapsed']:.2f} s. " + "; ".join(conv.fits_summary(study)) + "."
+    kind = "done"
+    if study["message"]:
+        text += f" Problems: {study['message']}"
+    return (conv.order_figure(study), conv.work_precision_figure(study), details(study), status(kind, text), 1)

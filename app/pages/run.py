@@ -1,0 +1,431 @@
+"""The run page (``/``): configure, run every selected method as background jobs, compare the runs.
+
+Callbacks stay thin: validation and caching live in app.jobs, figures in app.figures, the layout in app.layout,
+links in app.urlstate, the browser-side animation and chart linking in assets/run_page.js.
+
+Flow: every form change re-validates (messages next to the fields, the shareable link). Run validates again;
+if every run of the request is in the run cache the keys go straight to ``run-keys`` (no job), else the request
+goes to the background job, which runs what is missing (progress bar per run, Cancel kills it) and returns the
+keys. Charts, table and 3D view are drawn from the cached results those keys name.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+
+import dash
+from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
+
+import solvers
+from app import config, figures, jobs, urlstate
+from app.layout import (
+    benchmark_info,
+    build_layout,
+    default_methods,
+    initial_form,
+    option_defaults,
+    options_panel,
+    param_defaults,
+    params_panel,
+    progress_rows,
+    status,
+    summary_table,
+)
+
+dash.register_page(__name__, path="/", name="Run", title="Integrator Lab: run", order=0)
+
+log = logging.getLogger(__name__)
+
+
+def layout(**query) -> object:
+    """The page; a shared link's query (see app.urlstate) restores benchmark, methods, step, parameters, options."""
+    try:
+        return build_layout(initial_form(urlstate.form_from_query(query)))
+    except (ValueError, TypeError, KeyError) as exc:  # a mangled link: show the defaults and say why
+        log.warning("ignoring the link's query %r: %s", query, exc)
+        page = build_layout(initial_form({}))
+        page.children.insert(0, status("error", f"The link could not be read ({exc}); showing the defaults."))
+        return page
+
+
+@functools.cache
+def run_cache() -> jobs.RunCache:
+    """The per-run result cache (a handle on the shared directory; every process opens its own)."""
+    return jobs.RunCache(config.cache_dir() / "runs", config.code_version())
+
+
+def _collect(inputs: list[dict]) -> tuple[dict, dict]:
+    """Parameter and option entries from the ``ctx.inputs_list``/``states_list`` entries of the ALL fields."""
+    params: dict = {}
+    options: dict = {}
+    for group in inputs:
+        if not isinstance(group, list):
+            continue
+        for item in group:
+            cid = item.get("id")
+            if not isinstance(cid, dict):
+                continue
+            if cid.get("type") == "param":
+                params[cid["name"]] = item.get("value")
+            elif cid.get("type") == "option":
+                options.setdefault(cid["method"], {})[cid["name"]] = item.get("value")
+    return params, options
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Form
+
+
+@callback(
+    Output("methods", "options"),
+    Output("methods", "value"),
+    Output("benchmark-info", "children"),
+    Output("params-panel", "children"),
+    Output("step", "value"),
+    Output("t-end", "value"),
+    Input("benchmark", "value"),
+    State("methods", "value"),
+    prevent_initial_call=True,
+)
+def change_benchmark(benchmark, selected):
+    """A new benchmark: its methods, description, parameters and default step and end time."""
+    if benchmark not in solvers.benchmarks():
+        return [], [], [], [], no_update, no_update
+    available = solvers.methods(benchmark)
+    d = solvers.describe(benchmark)
+    return (available, default_methods(available, selected), benchmark_info(benchmark), params_panel(benchmark),
+            d["default_h"], d["default_t_end"])
+
+
+@callback(
+    Output("options-panel", "children"),
+    Input("methods", "value"),
+    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+    prevent_initial_call=True,
+)
+def change_methods(methods, _option_values):
+    """The options of the selected methods, keeping what was typed for methods still selected."""
+    _, current = _collect(ctx.states_list)
+    known = solvers.methods()
+    return options_panel([m for m in methods or [] if m in known], current)
+
+
+FORM_STATE = [
+    State("benchmark", "value"),
+    State("methods", "value"),
+    State("step", "value"),
+    State("t-end", "value"),
+    State({"type": "param", "name": ALL}, "value"),
+    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+]
+
+
+def _messages(errors: dict, ids: list[dict], prefix: str) -> list[str]:
+    out = []
+    for cid in ids:
+        key = f"{prefix}:{cid['name']}" if prefix == "param" else f"option:{cid['method']}:{cid['name']}"
+        out.append(errors.get(key, ""))
+    return out
+
+
+@callback(
+    Output("step-msg", "children"),
+    Output("t-end-msg", "children"),
+    Output("methods-msg", "children"),
+    Output({"type": "param-msg", "name": ALL}, "children"),
+    Output({"type": "option-msg", "method": ALL, "name": ALL}, "children"),
+    Output("share-link", "href"),
+    Input("benchmark", "value"),
+    Input("methods", "value"),
+    Input("step", "value"),
+    Input("t-end", "value"),
+    Input({"type": "param", "name": ALL}, "value"),
+    Input({"type": "option", "method": ALL, "name": ALL}, "value"),
+)
+def validate(benchmark, methods, step, t_end, _params, _options):
+    """Messages next to every invalid field, and the shareable link of the form as it stands."""
+    params, options = _collect(ctx.inputs_list)
+    form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+            "options": options}
+    _, errors = jobs.check_form(form)
+    param_ids = [item["id"] for item in ctx.outputs_list[3]]
+    option_ids = [item["id"] for item in ctx.outputs_list[4]]
+    param_msgs = _messages(errors, param_ids, "param")
+    defaults = {"params": param_defaults(benchmark) if benchmark in solvers.benchmarks() else {},
+                "options": {m: option_defaults(m) for m in methods or [] if m in solvers.methods()}}
+    query = urlstate.query_from_form(form, defaults)
+    return (errors.get("step", ""), errors.get("t-end", ""), errors.get("methods", ""), param_msgs,
+            _messages(errors, option_ids, "option"), dash.get_relative_path("/") + query)
+
+
+@callback(
+    Output("params-msg", "children"),
+    Input({"type": "param", "name": ALL}, "value"),
+    State("benchmark", "value"),
+    prevent_initial_call=True,
+)
+def validate_param_set(_values, benchmark):
+    """Problems of the parameter set as a whole (e.g. two exclusive initial states given)."""
+    params, _ = _collect(ctx.inputs_list)
+    if benchmark not in solvers.benchmarks():
+        return ""
+    _, errors = jobs.check_params(benchmark, params)
+    return errors.get("", "")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Running
+
+
+@callback(
+    Output("job-request", "data"),
+    Output("run-keys", "data"),
+    Output("status", "children"),
+    Output("progress", "children"),
+    Input("run", "n_clicks"),
+    *FORM_STATE,
+    prevent_initial_call=True,
+)
+def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options):
+    """Validate the form; serve a fully cached request at once, send anything else to the background job."""
+    params, options = _collect(ctx.states_list)
+    form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+            "options": options}
+    configs, errors = jobs.check_form(form)
+    if errors:
+        first = next(iter(errors.values()))
+        return no_update, no_update, status("error", f"Nothing was run: {first}"), []
+    started = time.perf_counter()
+    cache = run_cache()
+    keys = [cache.key(c) for c in configs]
+    if all(k in cache for k in keys):
+        elapsed = time.perf_counter() - started
+        done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
+        return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
+            status("running", "Loading from the cache…"), done
+    return {"configs": configs}, no_update, status("running", "Running…"), \
+        progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
+
+
+def _job_failed(exc: Exception):
+    log.error("background job failed: %s", exc)
+    return no_update, status("error", "The run failed with an internal error (details in the server log).")
+
+
+@callback(
+    Output("run-keys", "data", allow_duplicate=True),
+    Output("status", "children", allow_duplicate=True),
+    Input("job-request", "data"),
+    background=True,
+    interval=200,  # ms between polls of a running job
+    progress=[Output("progress", "children"), Output("job-status", "children")],
+    progress_default=[[], ""],
+    running=[(Output("run", "disabled"), True, False), (Output("cancel", "disabled"), False, True)],
+    cancel=[Input("cancel", "n_clicks")],
+    on_error=_job_failed,
+    prevent_initial_call=True,
+)
+def run_jobs(set_progress, request):
+    """Run every configuration of a validated request that is not cached yet, storing each in the run cache."""
+    configs = request["configs"]
+    cache = run_cache()
+    started = time.perf_counter()
+    fractions = [0.0] * len(configs)
+    notes = ["queued"] * len(configs)
+    labels = [figures.run_label(c) for c in configs]
+
+    def show(text: str) -> None:
+        set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
+
+    keys, cached = [], 0
+    for i, run_config in enumerate(configs):
+        notes[i] = "running"
+
+        def report(fraction: float, i=i) -> None:
+            fractions[i] = fraction
+            notes[i] = f"{100 * fraction:.0f} %"
+            show(f"Running {labels[i]} ({i + 1}/{len(configs)})…")
+
+        report(0.0)
+        key, result, hit = cache.run(run_config, report)
+        cached += hit
+        fractions[i], notes[i] = 1.0, "cached" if hit else result["status"]
+        keys.append(key)
+    return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
+            "elapsed": time.perf_counter() - started}, no_update
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Results
+
+
+def _results(run_keys: dict | None) -> list[dict]:
+    cache = run_cache()
+    out = []
+    for key in (run_keys or {}).get("keys", []):
+        result = cache.get(key)
+        if result is not None:
+            out.append(result)
+    return out
+
+
+def _outcome(results: list[dict], info: dict) -> object:
+    """The status line after a run: done (with timing and cache use) or the problems of failed runs."""
+    problems = [f"{figures.run_label(r)}: {r['status']}: {r['message']}" for r in results if r["status"] != "ok"]
+    if len(results) < len(info.get("keys", [])):
+        problems.append("some results are no longer in the cache: press Run again")
+    if problems:
+        return status("error", "; ".join(problems) + " (partial results are plotted).")
+    computed, cached = info.get("computed", 0), info.get("cached", 0)
+    source = f"{computed} computed in {info.get('elapsed', 0):.2f} s" if computed else "all from the cache"
+    if computed and cached:
+        source += f", {cached} from the cache"
+    return status("done", f"Done: {len(results)} run(s), {source}.")
+
+
+@callback(
+    Output("status", "children", allow_duplicate=True),
+    Output("run", "disabled", allow_duplicate=True),
+    Output("cancel", "disabled", allow_duplicate=True),
+    Input("cancel", "n_clicks"),
+    prevent_initial_call=True,
+)
+def cancelled(_n_clicks):
+    """Say so, and make Run usable at once: in about one test run in five, Dash's own reset of the ``running``
+    outputs never arrived after a cancel (not diagnosed; a new Run terminates the old job anyway)."""
+    return status("cancelled", "Cancelled: runs that had finished are kept in the cache."), False, True
+
+
+@callback(
+    Output("trajectory-graph", "figure"),
+    Output("constraint-graph", "figure"),
+    Output("orthogonality-graph", "figure"),
+    Output("momentum-graph", "figure"),
+    Output("summary-table", "children"),
+    Output("trajectory-components", "options"),
+    Output("trajectory-components", "value"),
+    Output("status", "children", allow_duplicate=True),
+    Input("run-keys", "data"),
+    State("trajectory-components", "value"),
+    prevent_initial_call="initial_duplicate",
+)
+def show_results(run_keys, components):
+    """The charts and the table for the runs the keys name (energy chart and 3D view: own callbacks, in parallel).
+
+    The 3D view is separate because drawing a WebGL scene costs the browser far more than the charts (0.3 s
+    against 10-40 ms each in software GL), so the charts appear first.
+    """
+    results = _results(run_keys)
+    available = figures.trajectory_components(results)
+    kept = [c for c in components or [] if c in available] or figures.default_components(results)
+    return (
+        figures.trajectory_figure(results, kept),
+        figures.constraint_figure(results),
+        figures.orthogonality_figure(results),
+        figures.momentum_figure(results),
+        summary_table(figures.summary_rows(results)),
+        available,
+        no_update if kept == (components or []) else kept,  # unchanged: show_trajectory need not redraw
+        _outcome(results, run_keys) if run_keys else no_update,
+    )
+
+
+@callback(
+    Output("scene-data", "data"),
+    Output("scene-3d", "figure"),
+    Input("run-keys", "data"),
+)
+def show_scene(run_keys):
+    """The 3D view's frames (for the animation in assets/run_page.js) and its first frame."""
+    results = _results(run_keys)
+    gravity = solvers.describe(results[0]["benchmark"]).get("gravity_direction") if results else None
+    scene = figures.scene_data(results, gravity)
+    return scene, figures.scene_figure(scene)
+
+
+@callback(
+    Output("trajectory-graph", "figure", allow_duplicate=True),
+    Input("trajectory-components", "value"),
+    State("run-keys", "data"),
+    prevent_initial_call=True,
+)
+def show_trajectory(components, run_keys):
+    """The trajectory chart again when the user picks other components."""
+    return figures.trajectory_figure(_results(run_keys), components or [])
+
+
+@callback(
+    Output("energy-graph", "figure"),
+    Input("run-keys", "data"),
+    Input("energy-mode", "value"),
+)
+def show_energy(run_keys, mode):
+    return figures.energy_figure(_results(run_keys), mode or "signed")
+
+
+@callback(
+    Output("download", "data"),
+    Input("download-csv-button", "n_clicks"),
+    Input("download-json-button", "n_clicks"),
+    Input("download-config-button", "n_clicks"),
+    State("run-keys", "data"),
+    *FORM_STATE,
+    prevent_initial_call=True,
+)
+def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _params, _options):
+    """The results (CSV, JSON) of the runs shown, or the configuration of the form (JSON)."""
+    which = ctx.triggered_id
+    if which == "download-config-button":
+        params, options = _collect(ctx.states_list)
+        form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
+                "options": options}
+        configs, errors = jobs.check_form(form)
+        body = {"form": form, "runs": configs, "errors": errors, "code_version": config.code_version()}
+        return dcc.send_string(json.dumps(body, indent=2), f"integrator-lab-{benchmark}-config.json")
+    results = _results(run_keys)
+    if not results:
+        return no_update
+    name = f"integrator-lab-{results[0]['benchmark']}"
+    if which == "download-csv-button":
+        return dcc.send_string(figures.results_csv(results), f"{name}.csv")
+    return dcc.send_string(figures.results_json(results), f"{name}.json")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Browser side (assets/run_page.js): step <-> log slider, linked x-zoom, the 3D animation and time cursor
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "syncStep"),
+    Output("step", "value", allow_duplicate=True),
+    Output("step-slider", "value"),
+    Input("step", "value"),
+    Input("step-slider", "value"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "linkX"),
+    Output("x-link", "data"),
+    Input("trajectory-graph", "relayoutData"),
+    Input("energy-graph", "relayoutData"),
+    Input("constraint-graph", "relayoutData"),
+    Input("orthogonality-graph", "relayoutData"),
+    Input("momentum-graph", "relayoutData"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "startScene"),
+    Output("scene-ready", "data"),
+    Input("scene-data", "data"),
+    Input("scene-3d", "figure"),
+)
+
+clientside_callback(
+    dash.ClientsideFunction("integratorLab", "setSpeed"),
+    Output("scene-speed-store", "data"),
+    Input("scene-speed", "value"),
+)

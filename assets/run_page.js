@@ -1,0 +1,247 @@
+/* Integrator Lab, run page: browser-side behaviour (Dash serves every file in assets/).
+ *
+ * - syncStep: the step input and its log10 slider follow each other.
+ * - linkX: zooming the time axis of one chart zooms all of them (linked x-zoom).
+ * - startScene: the 3D view's animation. A requestAnimationFrame loop interpolates the frames of the
+ *   `scene-data` store at real-time speed (times the chosen factor) and restyles the run traces of the
+ *   `scene-3d` graph in place; a vertical time cursor on every chart follows it (about 8 updates per
+ *   second), and clicking a chart moves the animation to that time.
+ * State lives in window.integratorLab (one page, one browser tab): nothing is kept on the server.
+ */
+(function () {
+  "use strict";
+
+  const CHARTS = ["trajectory-graph", "energy-graph", "constraint-graph", "orthogonality-graph", "momentum-graph"];
+
+  const IL = (window.integratorLab = window.integratorLab || {
+    scene: null,
+    time: 0,
+    playing: false,
+    speed: 1,
+    lastTs: null,
+    lastCursor: 0,
+    frames: 0,
+    fpsSince: 0,
+    fps: null,
+    loop: false,
+    cursorInterval: 0, // ms between time-cursor updates of the charts while playing (0: every frame)
+  });
+
+  function graphDiv(id) {
+    return document.querySelector("#" + id + " .js-plotly-plot");
+  }
+
+  function tMax() {
+    const t = IL.scene && IL.scene.t;
+    return t && t.length ? t[t.length - 1] : 0;
+  }
+
+  function lerp(a, b, w) {
+    return [a[0] + (b[0] - a[0]) * w, a[1] + (b[1] - a[1]) * w, a[2] + (b[2] - a[2]) * w];
+  }
+
+  /* Restyle every run trace of the 3D view to the state at `time`. */
+  function draw(time) {
+    const s = IL.scene;
+    const gd = graphDiv("scene-3d");
+    if (!s || !s.runs || !s.runs.length || !gd || !gd.data) return false;
+    const n = s.t.length;
+    const f = n > 1 ? Math.min(Math.max(time / tMax(), 0), 1) * (n - 1) : 0;
+    const i = Math.min(Math.floor(f), n - 1);
+    const j = Math.min(i + 1, n - 1);
+    const w = f - i;
+    const xs = [], ys = [], zs = [], idx = [];
+    let k = s.static;
+    for (const run of s.runs) {
+      const a = run.chain[i], b = run.chain[j];
+      const pts = a.map((p, m) => lerp(p, b[m], w));
+      xs.push(pts.map((p) => p[0]));
+      ys.push(pts.map((p) => p[1]));
+      zs.push(pts.map((p) => p[2]));
+      idx.push(k++);
+      run.axes.forEach((ax, m) => {
+        const anchor = pts[ax[0]];
+        const tip = lerp(run.tips[i][m], run.tips[j][m], w);
+        xs.push([anchor[0], tip[0]]);
+        ys.push([anchor[1], tip[1]]);
+        zs.push([anchor[2], tip[2]]);
+        idx.push(k++);
+      });
+    }
+    if (k > gd.data.length) return false;
+    window.Plotly.restyle(gd, { x: xs, y: ys, z: zs }, idx);
+    const label = document.getElementById("scene-time");
+    if (label) label.textContent = "t = " + time.toFixed(2) + " s";
+    const scrub = document.getElementById("scene-scrub");
+    if (scrub && document.activeElement !== scrub) scrub.value = String(Math.round((1000 * time) / (tMax() || 1)));
+    return true;
+  }
+
+  /* A vertical line at `time` on every chart: a positioned element over the plot area, moved with the axis'
+   * own linear-to-pixel map (no Plotly.relayout: redrawing five charts per frame would stall the animation). */
+  function setCursor(time) {
+    IL.cursor = time;
+    for (const id of CHARTS) {
+      const gd = graphDiv(id);
+      const host = document.getElementById(id);
+      if (!gd || !host) continue;
+      let el = host.querySelector(".time-cursor");
+      if (!el) {
+        el = document.createElement("div");
+        el.className = "time-cursor";
+        host.appendChild(el);
+      }
+      const fl = gd._fullLayout;
+      const xa = fl && fl.xaxis;
+      const drawn = gd._fullData && gd._fullData.length && xa && xa.l2p && xa.visible !== false;
+      const px = drawn ? xa.l2p(time) : -1;
+      if (!drawn || !(px >= 0 && px <= xa._length)) {
+        el.style.display = "none";
+        continue;
+      }
+      const offset = gd.getBoundingClientRect().left - host.getBoundingClientRect().left;
+      el.style.display = "block";
+      el.style.left = offset + fl._size.l + px + "px";
+      el.style.top = fl._size.t + "px";
+      el.style.height = fl._size.h + "px";
+    }
+  }
+
+  function seek(time) {
+    IL.time = Math.min(Math.max(time, 0), tMax());
+    draw(IL.time);
+    setCursor(IL.time);
+  }
+
+  function setPlaying(playing) {
+    IL.playing = playing && !!(IL.scene && IL.scene.runs && IL.scene.runs.length);
+    IL.lastTs = null;
+    IL.frames = 0;
+    IL.fpsSince = performance.now();
+    const button = document.getElementById("scene-play");
+    if (button) button.textContent = IL.playing ? "Pause" : "Play";
+  }
+
+  function tick(ts) {
+    if (IL.playing) {
+      if (IL.lastTs !== null) {
+        IL.time += ((ts - IL.lastTs) / 1000) * IL.speed;
+        if (IL.time > tMax()) IL.time = 0;
+      }
+      IL.lastTs = ts;
+      if (draw(IL.time)) IL.frames += 1;
+      if (ts - IL.lastCursor > IL.cursorInterval) {
+        IL.lastCursor = ts;
+        setCursor(IL.time);
+      }
+      const since = ts - IL.fpsSince;
+      if (since >= 1000) {
+        IL.fps = (1000 * IL.frames) / since;
+        IL.frames = 0;
+        IL.fpsSince = ts;
+        const fps = document.getElementById("scene-fps");
+        if (fps) fps.textContent = IL.fps.toFixed(0) + " fps";
+      }
+    }
+    window.requestAnimationFrame(tick);
+  }
+
+  function wireControls() {
+    const button = document.getElementById("scene-play");
+    if (button && !button.dataset.ilWired) {
+      button.dataset.ilWired = "1";
+      button.addEventListener("click", () => setPlaying(!IL.playing));
+    }
+    const scrub = document.getElementById("scene-scrub");
+    if (scrub && !scrub.dataset.ilWired) {
+      scrub.dataset.ilWired = "1";
+      scrub.addEventListener("input", () => {
+        setPlaying(false);
+        seek((Number(scrub.value) / 1000) * tMax());
+      });
+    }
+    for (const id of CHARTS) {
+      const gd = graphDiv(id);
+      if (gd && gd.on && !gd.ilClick) {
+        gd.ilClick = true;
+        gd.on("plotly_click", (ev) => {
+          const p = ev && ev.points && ev.points[0];
+          if (p && typeof p.x === "number") seek(p.x);
+        });
+      }
+    }
+  }
+
+  const nu = () => window.dash_clientside.no_update;
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    integratorLab: {
+      syncStep: function (step, slider) {
+        const trig = (window.dash_clientside.callback_context.triggered || [])[0];
+        const which = trig ? trig.prop_id : "";
+        if (which.startsWith("step-slider")) {
+          if (typeof slider !== "number") return [nu(), nu()];
+          return [Number(Math.pow(10, slider).toPrecision(3)), nu()];
+        }
+        if (typeof step === "number" && step > 0) {
+          const v = Math.min(Math.max(Math.log10(step), -6), 0);
+          if (typeof slider === "number" && Math.abs(Number(Math.pow(10, slider).toPrecision(3)) - step) < 1e-15) {
+            return [nu(), nu()];
+          }
+          return [nu(), Math.round(v * 100) / 100];
+        }
+        return [nu(), nu()];
+      },
+
+      linkX: function () {
+        const trig = (window.dash_clientside.callback_context.triggered || [])[0];
+        if (!trig) return nu();
+        const source = trig.prop_id.split(".")[0];
+        const r = trig.value || {};
+        let update = null;
+        if (r["xaxis.range[0]"] !== undefined) update = [r["xaxis.range[0]"], r["xaxis.range[1]"]];
+        else if (Array.isArray(r["xaxis.range"])) update = r["xaxis.range"];
+        else if (r["xaxis.autorange"]) update = "auto";
+        if (update === null) return nu();
+        for (const id of CHARTS) {
+          if (id === source) continue;
+          const gd = graphDiv(id);
+          if (!gd || !gd.layout || !gd.data || !gd.data.length) continue;
+          const ax = gd.layout.xaxis || {};
+          if (update === "auto") {
+            if (!ax.autorange) window.Plotly.relayout(gd, { "xaxis.autorange": true });
+          } else {
+            const cur = ax.range || [];
+            const same = cur.length === 2 && Math.abs(cur[0] - update[0]) < 1e-9 && Math.abs(cur[1] - update[1]) < 1e-9;
+            if (!same || ax.autorange) window.Plotly.relayout(gd, { "xaxis.range": [update[0], update[1]] });
+          }
+        }
+        if (typeof IL.cursor === "number") window.setTimeout(() => setCursor(IL.cursor), 50);
+        return { source: source, range: update };
+      },
+
+      startScene: function (scene) {
+        IL.scene = scene && scene.runs ? Object.assign({}, scene, { static: scene.gravity && scene.runs.length ? 2 : 0 }) : null;
+        if (!IL.loop) {
+          IL.loop = true;
+          window.requestAnimationFrame(tick);
+        }
+        // Controls and charts may render after this store: wire them now and again shortly after.
+        wireControls();
+        window.setTimeout(wireControls, 500);
+        window.setTimeout(wireControls, 2000);
+        if (IL.time > tMax()) IL.time = 0;
+        window.setTimeout(() => {
+          draw(IL.time);
+          setCursor(IL.time);
+        }, 0);
+        return { runs: IL.scene ? IL.scene.runs.length : 0, frames: IL.scene ? IL.scene.t.length : 0 };
+      },
+
+      setSpeed: function (speed) {
+        IL.speed = typeof speed === "number" && speed > 0 ? speed : 1;
+        return IL.speed;
+      },
+    },
+  });
+})();
