@@ -27,15 +27,19 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -e ".[test]"
 	touch $(VENV)/.installed
 
-# Debian chromium for the browser tests (Playwright drives it; no browser download).
+# Debian chromium for the browser tests (Playwright drives it; no browser download) and redis-server for the
+# Celery tests (tests/test_celery.py starts its own on loopback).
 chromium:
-	@if [ -x $(CHROMIUM) ]; then :; \
+	@missing=""; \
+	[ -x $(CHROMIUM) ] || missing="$$missing chromium chromium-driver"; \
+	command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing="$$missing redis-server"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing Debian chromium and chromium-driver for the browser tests"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; \
+		echo "installing Debian packages for the browser and Celery tests:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	else \
-		echo "NOTE: $(CHROMIUM) is missing and only root can install it (apt-get install chromium chromium-driver)."; \
-		echo "      The browser tests will be skipped (and fail when CI=true)."; \
+		echo "NOTE: missing$$missing; only root can install them (apt-get install$$missing)."; \
+		echo "      The browser/Celery tests will be skipped (and fail when CI=true)."; \
 	fi
 
 .PHONY: serve test lint chromium

@@ -4,6 +4,8 @@
   key. Default: ``<repo>/var/cache`` when running from a source checkout and writable, else
   ``$XDG_CACHE_HOME/integrator-lab`` (``~/.cache/integrator-lab``). It must be one fixed directory: workers
   that use different stores never see each other's job results.
+- ``REDIS_URL``: when set, background jobs run on Celery workers through Redis (app.celery_support);
+  otherwise in local processes through diskcache.
 - ``INTEGRATOR_LAB_SECRET_KEY``: Flask secret key, which also signs Dash's background-job handles. Default: a
   random key generated once and kept in ``<cache dir>/secret_key``, so all workers agree on it.
 """
@@ -96,10 +98,18 @@ def code_version() -> str:
 
 
 def background_manager(directory: Path, cache_by: list):
-    """The Dash background-callback manager: diskcache in a fixed directory shared by all workers.
+    """The Dash background-callback manager.
 
+    With ``REDIS_URL`` set: Dash's CeleryManager (with the set_props fix, app.celery_support) on a Celery app
+    whose workers run ``celery -A app.worker:celery_app worker``; the workers must share the cache directory
+    (the per-run result cache lives there). Otherwise: diskcache in a fixed directory shared by all workers.
     ``cache_by``: zero-argument functions whose values join the cache key of every job (see code_version).
     """
+    from app import celery_support
+
+    url = celery_support.redis_url()
+    if url:
+        return celery_support.celery_manager(celery_support.make_celery(url), cache_by=cache_by)
     import diskcache
     from dash import DiskcacheManager
 

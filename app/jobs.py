@@ -260,8 +260,26 @@ def _throttled(progress: Progress | None, interval: float = PROGRESS_INTERVAL) -
     return report
 
 
-def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_samples: int = STORE_SAMPLES) -> dict:
+def _within(progress: Progress | None, deadline: Callable[[], bool] | None) -> Progress | None:
+    """Forward progress (throttled); ask the solver to stop once ``deadline()`` turns False (the job's wall time)."""
+    forward = _throttled(progress)
+    if deadline is None:
+        return forward
+
+    def report(fraction: float) -> bool:
+        if forward is not None:
+            forward(fraction)
+        return deadline()
+
+    return report
+
+
+def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_samples: int = STORE_SAMPLES,
+             deadline: Callable[[], bool] | None = None, limit_text: str = "") -> dict:
     """Run one canonical configuration; return a result dict with numpy arrays (what the run cache stores).
+
+    ``deadline()`` (app.limits) is checked between the solver's chunks: once False, the run stops with status
+    "cancelled", its partial results and ``limit_text`` as message.
 
     Keys: the config's, ``status``, ``message``, ``cpu_time``, ``wall_time``, ``steps``, ``newton_iterations``,
     ``summary`` (NaN as None), ``point_names``, the series of :data:`solvers.result.SERIES`, ``points`` and
@@ -278,7 +296,7 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
             params=config.get("params") or None,
             options=config.get("options") or None,
             max_samples=max_samples,
-            progress=_throttled(progress),
+            progress=_within(progress, deadline),
         )
     except ValueError as exc:
         empty = np.zeros(0)
@@ -287,7 +305,8 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
                 "points": np.zeros((0, 0, 3)), "state": {}}
     summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else _plain(v))
                for k, v in res.summary.items()}
-    out = {**base, "status": res.status, "message": res.message, "cpu_time": float(res.cpu_time),
+    message = limit_text if res.status == "cancelled" and deadline is not None and not deadline() else res.message
+    out = {**base, "status": res.status, "message": message, "cpu_time": float(res.cpu_time),
            "wall_time": time.perf_counter() - started, "steps": int(res.steps),
            "newton_iterations": int(res.newton_iterations), "summary": summary, "point_names": list(res.point_names)}
     for name in SERIES:
@@ -322,13 +341,14 @@ class RunCache:
         if result.get("status") != "cancelled":
             self._cache.set(key, result)
 
-    def run(self, config: Mapping[str, Any], progress: Progress | None = None) -> tuple[str, dict, bool]:
-        """(key, result, from_cache): the cached result or a fresh run (then stored)."""
+    def run(self, config: Mapping[str, Any], progress: Progress | None = None,
+            deadline: Callable[[], bool] | None = None, limit_text: str = "") -> tuple[str, dict, bool]:
+        """(key, result, from_cache): the cached result or a fresh run (then stored; see simulate for deadline)."""
         key = self.key(config)
         hit = self.get(key)
         if hit is not None:
             return key, hit, True
-        result = simulate(config, progress)
+        result = simulate(config, progress, deadline=deadline, limit_text=limit_text)
         self.put(key, result)
         return key, result, False
 

@@ -2,7 +2,7 @@
 
 | limit | default | environment variable |
 |---|---|---|
-| steps per run (t_end / h) | 2,000,000 | ``INTEGRATOR_LAB_MAX_STEPS`` |
+| steps per run (t_end / h) | 10,000,000 (the library's own cap) | ``INTEGRATOR_LAB_MAX_STEPS`` |
 | runs (methods) per job | 8 | ``INTEGRATOR_LAB_MAX_RUNS`` |
 | samples per run sent to the browser | ``app.jobs.MAX_SAMPLES`` (min/max decimated) | |
 | wall time per job | 120 s (then stopped, partial results kept) | ``INTEGRATOR_LAB_MAX_JOB_SECONDS`` |
@@ -57,7 +57,7 @@ class Limits:
     @classmethod
     def from_env(cls) -> Limits:
         return cls(
-            max_steps=int(_env_number("INTEGRATOR_LAB_MAX_STEPS", 2_000_000, 1)),
+            max_steps=int(_env_number("INTEGRATOR_LAB_MAX_STEPS", 10_000_000, 1)),
             max_runs=int(_env_number("INTEGRATOR_LAB_MAX_RUNS", 8, 1)),
             max_job_seconds=_env_number("INTEGRATOR_LAB_MAX_JOB_SECONDS", 120.0, 0.1),
             max_session_jobs=int(_env_number("INTEGRATOR_LAB_MAX_SESSION_JOBS", 2, 1)),

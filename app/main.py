@@ -12,7 +12,7 @@ import json
 import dash
 from dash import Dash, Input, Output, clientside_callback, dcc, html
 
-from app import config
+from app import celery_support, config, health
 
 CACHE_DIR = config.cache_dir()
 CODE_VERSION = config.code_version()
@@ -23,6 +23,10 @@ def _code_version() -> str:
     return CODE_VERSION
 
 
+BACKGROUND = config.background_manager(CACHE_DIR, cache_by=[_code_version])
+# the Celery app of the scale-out path (None with diskcache); `celery -A app.worker:celery_app worker` uses it
+CELERY_APP = getattr(BACKGROUND, "handle", None) if celery_support.redis_url() else None
+
 # name="app": the pages are imported as app.pages.<module>, the same modules a plain import gives.
 app = Dash(
     "app",
@@ -32,10 +36,11 @@ app = Dash(
     pages_folder=str(PAGES_DIR),
     assets_folder=str(config.ASSETS_DIR),
     suppress_callback_exceptions=True,  # page components exist only while their page is shown
-    background_callback_manager=config.background_manager(CACHE_DIR, cache_by=[_code_version]),
+    background_callback_manager=BACKGROUND,
 )
 server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
+health.register(server, CACHE_DIR, CODE_VERSION)
 
 
 def _pages() -> list[dict]:
@@ -63,7 +68,9 @@ def navigation() -> html.Header:
 
 
 def layout() -> html.Div:
-    return html.Div([navigation(), html.Main(dash.page_container, className="page-body")], className="page")
+    # session-id: one random id per browser tab (sessionStorage), for the per-session job cap (app.limits)
+    return html.Div([navigation(), html.Main(dash.page_container, className="page-body"),
+                     dcc.Store(id="session-id", storage_type="session")], className="page")
 
 
 app.layout = layout
@@ -74,6 +81,14 @@ clientside_callback(
     f"(pathname) => {json.dumps(_paths)}.map(p => 'nav-link' + (p === pathname ? ' active' : ''))",
     [Output(_nav_id(p), "className") for p in _pages()],
     Input("_pages_location", "pathname"),
+)
+
+clientside_callback(
+    """(pathname, sid) => sid || (window.crypto && crypto.randomUUID ? crypto.randomUUID()
+        : Date.now().toString(36) + Math.random().toString(36).slice(2))""",
+    Output("session-id", "data"),
+    Input("_pages_location", "pathname"),
+    dash.State("session-id", "data"),
 )
 
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,

@@ -19,7 +19,7 @@ def _limits(**kw) -> limits.Limits:
 
 def test_defaults_and_environment(monkeypatch):
     d = limits.Limits.from_env()
-    assert d.max_steps == 2_000_000 and d.max_server_jobs == 8 and d.max_session_jobs == 2
+    assert d.max_steps == 10_000_000 and d.max_server_jobs == 8 and d.max_session_jobs == 2
     monkeypatch.setenv("INTEGRATOR_LAB_MAX_STEPS", "500")
     assert limits.Limits.from_env().max_steps == 500
     monkeypatch.setenv("INTEGRATOR_LAB_MAX_STEPS", "lots")

@@ -20,7 +20,7 @@ import dash
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
 
 import solvers
-from app import config, figures, jobs, urlstate
+from app import config, figures, jobs, limits, urlstate
 from app.layout import (
     benchmark_info,
     build_layout,
@@ -187,17 +187,22 @@ def validate_param_set(_values, benchmark):
     Output("progress", "children"),
     Input("run", "n_clicks"),
     *FORM_STATE,
+    State("session-id", "data"),
     prevent_initial_call=True,
 )
-def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options):
+def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, session):
     """Validate the form; serve a fully cached request at once, send anything else to the background job."""
-    params, options = _collect(ctx.states_list)
+    params, options = _collect(ctx.states_list[:len(FORM_STATE)])
     form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
             "options": options}
     configs, errors = jobs.check_form(form)
     if errors:
         first = next(iter(errors.values()))
         return no_update, no_update, status("error", f"Nothing was run: {first}"), []
+    try:
+        limits.Limits.from_env().check_request(configs)
+    except limits.LimitError as exc:
+        return no_update, no_update, status("error", f"Nothing was run: {exc}"), []
     started = time.perf_counter()
     cache = run_cache()
     keys = [cache.key(c) for c in configs]
@@ -206,7 +211,7 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options):
         done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
         return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
             status("running", "Loading from the cache…"), done
-    return {"configs": configs}, no_update, status("running", "Running…"), \
+    return {"configs": configs, "session": session}, no_update, status("running", "Running…"), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
 
@@ -240,20 +245,30 @@ def run_jobs(set_progress, request):
     def show(text: str) -> None:
         set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
 
+    lim = limits.Limits.from_env()
+    over_time = f"stopped at this server's wall-time limit of {lim.max_job_seconds:g} s per job; partial results kept"
     keys, cached = [], 0
-    for i, run_config in enumerate(configs):
-        notes[i] = "running"
+    try:
+        with limits.job_slot(config.cache_dir(), request.get("session"), lim,
+                             on_wait=lambda waited: show(f"Waiting for a free slot on the server ({waited:.0f} s)…")):
+            deadline = lim.deadline()
+            for i, run_config in enumerate(configs):
+                notes[i] = "running"
 
-        def report(fraction: float, i=i) -> None:
-            fractions[i] = fraction
-            notes[i] = f"{100 * fraction:.0f} %"
-            show(f"Running {labels[i]} ({i + 1}/{len(configs)})…")
+                def report(fraction: float, i=i) -> None:
+                    fractions[i] = fraction
+                    notes[i] = f"{100 * fraction:.0f} %"
+                    show(f"Running {labels[i]} ({i + 1}/{len(configs)})…")
 
-        report(0.0)
-        key, result, hit = cache.run(run_config, report)
-        cached += hit
-        fractions[i], notes[i] = 1.0, "cached" if hit else result["status"]
-        keys.append(key)
+                report(0.0)
+                key, result, hit = cache.run(run_config, report, deadline, over_time)
+                cached += hit
+                fractions[i], notes[i] = 1.0, "cached" if hit else result["status"]
+                keys.append(key)
+                if not deadline():
+                    break
+    except limits.LimitError as exc:
+        return no_update, status("error", f"Nothing was run: {exc}")
     return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
             "elapsed": time.perf_counter() - started}, no_update
 

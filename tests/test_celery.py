@@ -1,0 +1,116 @@
+"""The scale-out path end to end: redis-server, a Celery worker and gunicorn with REDIS_URL, all started here on
+loopback, and the same browser tests as the diskcache path (tests/test_browser.py) run against them.
+
+Needs Debian's redis-server (`make test` installs it); skipped without it, except on CI where it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+import test_browser
+from conftest import REPO_ROOT, _free_port, _on_ci
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("celery")]
+
+START_TIMEOUT = 120
+WORKER_LOG: dict[str, object] = {}  # the running worker's log file, for the tests to check where jobs ran
+
+
+def _need(program: str) -> str:
+    path = shutil.which(program) or (f"/usr/bin/{program}" if os.path.exists(f"/usr/bin/{program}") else None)
+    if path is None:
+        message = f"the Celery tests need {program} (`make test` installs Debian's redis-server)"
+        if _on_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def celery_server(tmp_path_factory):
+    """Base URL of the dashboard whose background jobs run on a Celery worker through Redis."""
+    redis_server = _need("redis-server")
+    tmp = tmp_path_factory.mktemp("celery")
+    redis_port, web_port = _free_port(), _free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache"),  # shared by web and worker (the run cache lives there)
+        "INTEGRATOR_LAB_SECRET_KEY": "celery-test-key",
+    }
+    procs: list[subprocess.Popen] = []
+    logs = {name: tmp / f"{name}.log" for name in ("redis", "worker", "web")}
+    WORKER_LOG["path"] = logs["worker"]
+
+    def start(name: str, cmd: list[str]) -> subprocess.Popen:
+        with open(logs[name], "wb") as log:
+            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        procs.append(proc)
+        return proc
+
+    def tails() -> str:
+        return "\n".join(f"--- {n}:\n{p.read_text(errors='replace')[-2000:]}" for n, p in logs.items() if p.exists())
+
+    try:
+        start("redis", [redis_server, "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "",
+                        "--appendonly", "no"])
+        start("worker", [sys.executable, "-m", "celery", "-A", "app.worker:celery_app", "worker", "--loglevel=INFO",
+                         "--concurrency=2", "--without-gossip", "--without-mingle", "--without-heartbeat"])
+        start("web", [sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind",
+                      f"127.0.0.1:{web_port}", "app:server"])
+        url = f"http://127.0.0.1:{web_port}/"
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            for proc in procs:
+                if proc.poll() is not None:
+                    pytest.fail(f"a service exited with {proc.returncode}:\n{tails()}", pytrace=False)
+            health = None
+            with contextlib.suppress(OSError, ValueError), urllib.request.urlopen(url + "healthz", timeout=5) as r:
+                health = json.load(r)
+            worker_ready = "ready" in logs["worker"].read_text(errors="replace")
+            if health and health.get("backend") == "celery" and health.get("redis") and worker_ready:
+                break
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Celery setup did not come up within {START_TIMEOUT} s:\n{tails()}", pytrace=False)
+            time.sleep(0.3)
+        yield url
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+@pytest.mark.parametrize("benchmark", ["spatial_double_pendulum", "planar_pendulum"])
+def test_two_methods_through_celery(page, celery_server, benchmark, record_property):
+    test_browser.test_two_methods_fill_every_chart_and_the_3d_view(page, celery_server, benchmark, record_property)
+    worker_log = WORKER_LOG["path"].read_text(errors="replace")
+    assert "Task background_callback_" in worker_log and "succeeded" in worker_log  # the jobs ran on the worker
+
+
+def test_default_run_cache_and_payload_through_celery(page, celery_server, record_property):
+    test_browser.test_default_run_timing_cache_hit_and_payload(page, celery_server, record_property)
+
+
+def test_cancel_through_celery(page, celery_server, record_property):
+    test_browser.test_cancel_a_long_job(page, celery_server, record_property)
