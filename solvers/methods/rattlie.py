@@ -28,12 +28,16 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
-from ..linalg import inv3_into, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..linalg import inv3_into, inv3_into_inline, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import rigid
 from .base import NEWTON_OPTIONS, Method
 
 # an update that no longer decreases but is below this is taken as converged to round-off
 STAGNATION = 1e-7
+
+# the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
+# costs atomic reference counting every step)
+_record = njit(inline="always")(kernels.record.py_func)
 
 
 
@@ -195,7 +199,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     v3[0] = -w0
                     v3[1] = -w1
                     v3[2] = -w2
-                    lie.tangent_inv_t_into(v3, Tm)
+                    lie.poly_into_inline(v3, -0.5, lie.c_coef(x), Tm)  # T^-T(-h Delta)
                     for r in range(3):
                         r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
                 else:
@@ -204,12 +208,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
                 if not fresh:
                     continue
-                lie.d_tangent_inv_t_into(v3, Jd, Dm)
+                lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef(x), 0.0, lie.c3_coef(x), Dm)  # D(-h Delta; M Delta)
                 for r in range(3):
                     for c in range(3):
                         A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
                             - h * Dm[r, c]
-                if not inv3_into(A3, Ai3):
+                if not inv3_into_inline(A3, Ai3):
                     info[0] = t
                     return s, kernels.SINGULAR, n_saved
                 for r in range(3):
@@ -228,7 +232,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     o = 6 * i
                     for c in range(3):
                         v3[c] = hd[o + c]
-                    lie.tangent_into(v3, Tt)
+                    x = np.sqrt(v3[0] * v3[0] + v3[1] * v3[1] + v3[2] * v3[2])
+                    lie.poly_into_inline(v3, -lie.cosc2(x), lie.sinc3(x), Tt)  # T(h Delta)
                     for r in range(nm):
                         for c in range(3):
                             C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
@@ -355,7 +360,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             w_older[r] = w_old[r]
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
         for r in range(nm):  # B(q_{n+1}) is the next step's B(q_n)
             for c in range(nv):
                 Bn[r, c] = B1[r, c]
