@@ -18,6 +18,11 @@ equals full Newton's. It is solved through the block-diagonal first block (3x3 r
 translational blocks) and the Schur complement on the 3K multipliers. (b) is solved the same way with M.
 Position and velocity constraints hold to the Newton tolerance, R stays orthogonal (it is only ever multiplied
 by exponentials), momentum maps are preserved.
+
+Speed (docs/performance.md): v_{n+1}, f(q_{n+1}) and B(q_{n+1}) of stage (b) serve as the next step's v_n, f(q_n),
+B(q_n); the step loop calls the model and small linear-algebra helpers in their numba-inlined forms (a compiled call
+that passes the data tuple copies ~60 words onto the stack, and every array argument or per-body view costs an
+atomic reference-count increment and decrement), except the 6x6 LU factorisation and solves.
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ STAGNATION = 1e-7
 # the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
 # costs atomic reference counting every step)
 _record = njit(inline="always")(kernels.record.py_func)
-
 
 
 @njit(cache=True, inline="always")
