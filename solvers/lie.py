@@ -845,3 +845,9 @@ def d_tangent_inv_t_into(w, a, out):
     """out = D(w; a) = d/dw [T(w)^-T a] without allocation."""
     x = _norm3(w)
     _d_poly_into(w, a, -0.5, c_coef(x), 0.0, c3_coef(x), out)
+
+
+# numba-IR inlined forms for the hot loops of implicit kernels: a compiled call with array arguments copies the
+# array structs and increments/decrements their reference counts (atomic), which costs more than these bodies.
+poly_into_inline = numba.njit(inline="always")(_poly_into.py_func)
+d_poly_into_inline = numba.njit(inline="always")(_d_poly_into.py_func)

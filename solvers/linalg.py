@@ -144,3 +144,7 @@ def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
         return False
     _substitute(A, b, n)
     return True
+
+
+# numba-IR inlined form for hot loops (a compiled call with array arguments costs atomic reference counting)
+inv3_into_inline = njit(inline="always")(inv3_into.py_func)

@@ -18,6 +18,11 @@ equals full Newton's. It is solved through the block-diagonal first block (3x3 r
 translational blocks) and the Schur complement on the 3K multipliers. (b) is solved the same way with M.
 Position and velocity constraints hold to the Newton tolerance, R stays orthogonal (it is only ever multiplied
 by exponentials), momentum maps are preserved.
+
+Speed (docs/performance.md): v_{n+1}, f(q_{n+1}) and B(q_{n+1}) of stage (b) serve as the next step's v_n, f(q_n),
+B(q_n); the step loop calls the model and small linear-algebra helpers in their numba-inlined forms (a compiled call
+that passes the data tuple copies ~60 words onto the stack, and every array argument or per-body view costs an
+atomic reference-count increment and decrement), except the 6x6 LU factorisation and solves.
 """
 
 from __future__ import annotations
@@ -28,12 +33,27 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
-from ..linalg import inv3_into, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..linalg import inv3_into, inv3_into_inline, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import rigid
 from .base import NEWTON_OPTIONS, Method
 
 # an update that no longer decreases but is below this is taken as converged to round-off
 STAGNATION = 1e-7
+
+# the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
+# costs atomic reference counting every step)
+_record = njit(inline="always")(kernels.record.py_func)
+
+
+@njit(cache=True, inline="always")
+def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarray, out: np.ndarray, o: int) -> None:
+    """out[o:o+3] = T^-T(w) a = a - (1/2) w x a + c(|w|) w x (w x a) (ALGORITHMS.md section 0), c = c_coef(|w|)."""
+    u0 = w1 * a[2] - w2 * a[1]
+    u1 = w2 * a[0] - w0 * a[2]
+    u2 = w0 * a[1] - w1 * a[0]
+    out[o] = a[0] - 0.5 * u0 + c * (w1 * u2 - w2 * u1)
+    out[o + 1] = a[1] - 0.5 * u1 + c * (w2 * u0 - w0 * u2)
+    out[o + 2] = a[2] - 0.5 * u2 + c * (w0 * u1 - w1 * u0)
 
 
 @njit(cache=True)
@@ -71,6 +91,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     rd = data[0]
     mass = rd[0]
     inertia = rd[1]
+    Jm = inertia  # indexed as Jm[i, r, c] in the loop: no per-body views (each costs an atomic incref/decref)
     nb = mass.shape[0]
     nv = 6 * nb
     nm = rigid.n_multipliers(rd)
@@ -103,7 +124,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     delta = np.empty(nv)
     hd = np.empty(nv)
     r1 = np.empty(nv)
-    btmu = np.empty(nv)
     r2 = np.empty(nm)
     Bn = np.empty((nm, nv))
     B1 = np.empty((nm, nv))
@@ -114,6 +134,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     piv = np.empty(nm, dtype=np.int64)
     ainv_r1 = np.empty(nv)
     Ainv = np.empty((nb, 3, 3))
+    Ai3 = np.empty((3, 3))
     Tm = np.empty((3, 3))
     Dm = np.empty((3, 3))
     A3 = np.empty((3, 3))
@@ -127,13 +148,23 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     minv_a = np.empty(nv)
     phi = np.empty(nm)
 
+    # q_n-dependent quantities of the first step; later steps take them from stage (b) of the step before
+    # (w = v_{n+1}, f(q_{n+1}), B(q_{n+1}) are exactly the next step's v_n, f(q_n), B(q_n))
+    rigid.get_velocity(y, w)
+    rigid.potential_gradient(rd, y, f)
+    rigid.constraint_jacobian(rd, y, Bn)
+    hh = 0.5 * h
     for s in range(n_steps):
         k = k0 + s
         t = t_start + k * h
-        rigid.get_velocity(y, w)
-        rigid.mass_times(rd, w, p)
-        rigid.potential_gradient(rd, y, f)
-        rigid.constraint_jacobian(rd, y, Bn)
+        for i in range(nb):
+            o = 6 * i
+            for r in range(3):
+                p[o + r] = Jm[i, r, 0] * w[o] + Jm[i, r, 1] * w[o + 1] + Jm[i, r, 2] * w[o + 2]
+                p[o + 3 + r] = mass[i] * w[o + 3 + r]
+        # the constant part of the residual r1: -p_n + (h/2) f(q_n)
+        for r in range(nv):
+            p[r] = hh * f[r] - p[r]
         # predictor: Delta quadratically extrapolated from the last three steps (O(h^3)), at the first steps
         # v_{n+1/2} ~ 1.5 v_n - 0.5 v_{n-1}; mu linearly extrapolated from the last two steps
         for r in range(nv):
@@ -152,43 +183,65 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         it = 0
         while it < max_iter:
             it += 1
-            for r in range(nv):
-                hd[r] = h * delta[r]
-            rigid.advance_configuration(y, hd, y1)
-            rigid.transpose_times(Bn, mu, nm, nv, btmu)
             fresh = it == 1  # simplified Newton: the Jacobian of the first iterate serves the whole step
-            if fresh:
-                rigid.constraint_jacobian(rd, y1, B1)
             res = 0.0
             for i in range(nb):
                 o = 6 * i
-                J = inertia[i]
-                for c in range(3):
-                    v3[c] = -hd[o + c]
-                    Jd[c] = J[c, 0] * delta[o] + J[c, 1] * delta[o + 1] + J[c, 2] * delta[o + 2]
-                lie.tangent_inv_t_into(v3, Tm)
+                w0 = h * delta[o]
+                w1 = h * delta[o + 1]
+                w2 = h * delta[o + 2]
+                hd[o] = w0
+                hd[o + 1] = w1
+                hd[o + 2] = w2
                 for r in range(3):
-                    acc_r = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
-                    r1[o + r] = acc_r - p[o + r] + 0.5 * h * f[o + r] + 0.5 * btmu[o + r]
-                    r1[o + 3 + r] = mass[i] * delta[o + 3 + r] - p[o + 3 + r] + 0.5 * h * f[o + 3 + r] \
-                        + 0.5 * btmu[o + 3 + r]
+                    hd[o + 3 + r] = h * delta[o + 3 + r]
+                x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+                rigid.advance_body(y, hd, i, lie.sinc1(x), lie.cosc2(x), y1)
+                for c in range(3):
+                    Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
+                if fresh:
+                    v3[0] = -w0
+                    v3[1] = -w1
+                    v3[2] = -w2
+                    lie.poly_into_inline(v3, -0.5, lie.c_coef(x), Tm)  # T^-T(-h Delta)
+                    for r in range(3):
+                        r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
+                else:
+                    _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef(x), Jd, r1, o)
+                for r in range(3):
+                    r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
                 if not fresh:
                     continue
-                lie.d_tangent_inv_t_into(v3, Jd, Dm)
+                lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef(x), 0.0, lie.c3_coef(x), Dm)  # D(-h Delta; M Delta)
                 for r in range(3):
                     for c in range(3):
-                        A3[r, c] = Tm[r, 0] * J[0, c] + Tm[r, 1] * J[1, c] + Tm[r, 2] * J[2, c] - h * Dm[r, c]
-                if not inv3_into(A3, Ainv[i]):
+                        A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
+                            - h * Dm[r, c]
+                if not inv3_into_inline(A3, Ai3):
                     info[0] = t
                     return s, kernels.SINGULAR, n_saved
-                # C = B(q_{n+1}) T(h Delta): rotational columns times T, translational columns as they are
-                for c in range(3):
-                    v3[c] = hd[o + c]
-                lie.tangent_into(v3, Tt)
-                for r in range(nm):
+                for r in range(3):
                     for c in range(3):
-                        C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
-                        C[r, o + 3 + c] = B1[r, o + 3 + c]
+                        Ainv[i, r, c] = Ai3[r, c]
+            # r1 += -p_n + (h/2) f + (1/2) B(q_n)^T mu
+            for c in range(nv):
+                sc = 0.0
+                for r in range(nm):
+                    sc += Bn[r, c] * mu[r]
+                r1[c] += p[c] + 0.5 * sc
+            if fresh:
+                rigid.constraint_jacobian_inline(rd, y1, B1)
+                # C = B(q_{n+1}) T(h Delta): rotational columns times T, translational columns as they are
+                for i in range(nb):
+                    o = 6 * i
+                    for c in range(3):
+                        v3[c] = hd[o + c]
+                    x = np.sqrt(v3[0] * v3[0] + v3[1] * v3[1] + v3[2] * v3[2])
+                    lie.poly_into_inline(v3, -lie.cosc2(x), lie.sinc3(x), Tt)  # T(h Delta)
+                    for r in range(nm):
+                        for c in range(3):
+                            C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
+                            C[r, o + 3 + c] = B1[r, o + 3 + c]
             rigid.constraint_residual(rd, y1, r2)
             for r in range(nm):
                 r2[r] /= h
@@ -199,13 +252,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             # X = A^-1 B_n^T, ainv_r1 = A^-1 r1 (block diagonal A)
             for i in range(nb):
                 o = 6 * i
-                Ai = Ainv[i]
                 for r in range(3):
-                    ainv_r1[o + r] = Ai[r, 0] * r1[o] + Ai[r, 1] * r1[o + 1] + Ai[r, 2] * r1[o + 2]
+                    ainv_r1[o + r] = Ainv[i, r, 0] * r1[o] + Ainv[i, r, 1] * r1[o + 1] + Ainv[i, r, 2] * r1[o + 2]
                     ainv_r1[o + 3 + r] = r1[o + 3 + r] / mass[i]
                     if fresh:
                         for c in range(nm):
-                            X[o + r, c] = Ai[r, 0] * Bn[c, o] + Ai[r, 1] * Bn[c, o + 1] + Ai[r, 2] * Bn[c, o + 2]
+                            X[o + r, c] = Ainv[i, r, 0] * Bn[c, o] + Ainv[i, r, 1] * Bn[c, o + 1] \
+                                + Ainv[i, r, 2] * Bn[c, o + 2]
                             X[o + 3 + r, c] = Bn[c, o + 3 + r] / mass[i]
             # S dmu = r2 - C A^-1 r1 with S = C X / 2 (factorised once per step)
             for r in range(nm):
@@ -261,35 +314,37 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             d1[r] = delta[r]
         rigid.advance_configuration(y, hd, y1)
         # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
-        rigid.constraint_jacobian(rd, y1, B1)
-        rigid.potential_gradient(rd, y1, f)
+        rigid.constraint_jacobian_inline(rd, y1, B1)
+        rigid.potential_gradient_inline(rd, y1, f)
         for i in range(nb):
             o = 6 * i
-            J = inertia[i]
+            w0 = hd[o]
+            w1 = hd[o + 1]
+            w2 = hd[o + 2]
             for c in range(3):
-                v3[c] = hd[o + c]
-                Jd[c] = J[c, 0] * delta[o] + J[c, 1] * delta[o + 1] + J[c, 2] * delta[o + 2]
-            lie.tangent_inv_t_into(v3, Tm)
+                Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
+            _tangent_inv_t_times(w0, w1, w2, lie.c_coef(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
             for r in range(3):
-                a_rhs[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2] - 0.5 * h * f[o + r]
-                a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - 0.5 * h * f[o + 3 + r]
-            Ji = Jinv[i]
+                a_rhs[o + r] -= hh * f[o + r]
+                a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
             for r in range(3):
-                minv_a[o + r] = Ji[r, 0] * a_rhs[o] + Ji[r, 1] * a_rhs[o + 1] + Ji[r, 2] * a_rhs[o + 2]
+                minv_a[o + r] = Jinv[i, r, 0] * a_rhs[o] + Jinv[i, r, 1] * a_rhs[o + 1] + Jinv[i, r, 2] * a_rhs[o + 2]
                 minv_a[o + 3 + r] = a_rhs[o + 3 + r] / mass[i]
                 for c in range(nm):
-                    X[o + r, c] = Ji[r, 0] * B1[c, o] + Ji[r, 1] * B1[c, o + 1] + Ji[r, 2] * B1[c, o + 2]
+                    X[o + r, c] = Jinv[i, r, 0] * B1[c, o] + Jinv[i, r, 1] * B1[c, o + 1] + Jinv[i, r, 2] * B1[c, o + 2]
                     X[o + 3 + r, c] = B1[c, o + 3 + r] / mass[i]
+        # S = B1 M^-1 B1^T is symmetric: the upper triangle, mirrored
         for r in range(nm):
             acc_r = 0.0
             for c in range(nv):
                 acc_r += B1[r, c] * minv_a[c]
             phi[r] = acc_r
-            for c in range(nm):
+            for c in range(r, nm):
                 sc = 0.0
                 for q in range(nv):
                     sc += B1[r, q] * X[q, c]
                 S[r, c] = sc
+                S[c, r] = sc
         if not lu_solve_inplace(S, phi, nm):
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved
@@ -308,8 +363,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for r in range(nv):
             w_older[r] = w_old[r]
             w_old[r] = w[r]
-        rigid.diagnostics(rd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        rigid.diagnostics_inline(rd, y, acc, d)
+        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        for r in range(nm):  # B(q_{n+1}) is the next step's B(q_n)
+            for c in range(nv):
+                Bn[r, c] = B1[r, c]
     return n_steps, kernels.OK, n_saved
 
 

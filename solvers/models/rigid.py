@@ -616,3 +616,12 @@ def difference_acceleration(w_older: np.ndarray, w_old: np.ndarray, w_new: np.nd
             first = (w_new[j] - w_old[j]) / h
             second = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
             acc[BODY * i + 12 + r] = first if k <= 1 else second
+
+
+# Inlined (numba IR) forms of the per-step model functions, for the hot loops of kernels: a compiled call that
+# passes the data tuple copies about 60 machine words onto the stack, which measured (perf, RATTLie on the seed
+# run) more than the body of potential_gradient or constraint_jacobian itself. Same Python functions, no cache of
+# their own (they are compiled into the calling kernel).
+potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
+constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
+diagnostics_inline = njit(inline="always")(diagnostics.py_func)
