@@ -341,6 +341,14 @@ class RunCache:
         if result.get("status") != "cancelled":
             self._cache.set(key, result)
 
+    def mark_job(self, token: str, state: str) -> None:
+        """Record a background job's state ("started", "finished") under its request token, for a day."""
+        self._cache.set(f"job:{token}", state, expire=86400)
+
+    def job_state(self, token: str) -> str | None:
+        """What the job of request ``token`` recorded last; None if it never started."""
+        return self._cache.get(f"job:{token}")
+
     def run(self, config: Mapping[str, Any], progress: Progress | None = None,
             deadline: Callable[[], bool] | None = None, limit_text: str = "") -> tuple[str, dict, bool]:
         """(key, result, from_cache): the cached result or a fresh run (then stored; see simulate for deadline)."""

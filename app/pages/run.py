@@ -15,6 +15,7 @@ import functools
 import json
 import logging
 import time
+import uuid
 
 import dash
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
@@ -188,9 +189,10 @@ def validate_param_set(_values, benchmark):
     Input("run", "n_clicks"),
     *FORM_STATE,
     State("session-id", "data"),
+    State("cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, session):
+def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, session, cancels):
     """Validate the form; serve a fully cached request at once, send anything else to the background job."""
     params, options = _collect(ctx.states_list[:len(FORM_STATE)])
     form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
@@ -211,7 +213,9 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, se
         done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
         return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
             status("running", "Loading from the cache…"), done
-    return {"configs": configs, "session": session}, no_update, status("running", "Running…"), \
+    # token: names the job's liveness marker (see check_job_end); cancels: tells a cancelled job from a dead one
+    request = {"configs": configs, "session": session, "token": uuid.uuid4().hex, "cancels": cancels}
+    return request, no_update, status("running", "Running…"), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
 
@@ -235,8 +239,16 @@ def _job_failed(exc: Exception):
 )
 def run_jobs(set_progress, request):
     """Run every configuration of a validated request that is not cached yet, storing each in the run cache."""
-    configs = request["configs"]
     cache = run_cache()
+    cache.mark_job(request["token"], "started")
+    try:
+        return _run_jobs(set_progress, request, cache)
+    finally:  # not reached when the process is killed: check_job_end then reports the job as dead
+        cache.mark_job(request["token"], "finished")
+
+
+def _run_jobs(set_progress, request: dict, cache: jobs.RunCache):
+    configs = request["configs"]
     started = time.perf_counter()
     fractions = [0.0] * len(configs)
     notes = ["queued"] * len(configs)
@@ -271,6 +283,27 @@ def run_jobs(set_progress, request):
         return no_update, status("error", f"Nothing was run: {exc}")
     return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
             "elapsed": time.perf_counter() - started}, no_update
+
+
+@callback(
+    Output("status", "children", allow_duplicate=True),
+    Input("run", "disabled"),
+    State("job-request", "data"),
+    State("cancel", "n_clicks"),
+    State("status", "children"),
+    prevent_initial_call=True,
+)
+def check_job_end(run_disabled, request, cancels, current):
+    """A background job that ended (Dash re-enables Run) without finishing: its process died (killed, out of
+    memory, worker restarted). Dash then sends no output at all, and the page would say "Running…" forever."""
+    still_running = isinstance(current, dict) and current.get("props", {}).get("className") == "status-running"
+    if run_disabled or not request or not still_running or request.get("cancels") != cancels:
+        return no_update
+    if run_cache().job_state(request["token"]) == "finished":
+        return no_update  # its result is on the way (run_jobs' output, then show_results)
+    log.error("background job %s ended without a result: its process died", request["token"])
+    return status("error", "The job's process died before it finished (killed, or out of memory?): "
+                           "runs that had finished are kept in the cache; press Run again.")
 
 
 # ----------------------------------------------------------------------------------------------------------

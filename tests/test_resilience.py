@@ -1,0 +1,178 @@
+"""Robustness end to end (issue 7): a job process killed mid-run, a server restart, concurrent sessions.
+
+These tests kill and restart things, so they use their own gunicorn servers (own cache directories), started
+here, not the shared ``live_server`` of conftest.py, and their own xdist group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port
+from test_browser import RUN_TIMEOUT_MS, link, open_page, run_and_wait
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("resilience")]
+
+LONG_JOB = {"benchmark": "spatial_double_pendulum", "methods": "rattlie", "h": "1e-5", "t_end": "100"}  # 1e7 steps
+SHORT_JOB = {"benchmark": "spatial_double_pendulum", "methods": "rattlie", "h": "1e-3", "t_end": "2"}
+
+
+class Server:
+    """gunicorn serving the dashboard (settings of `make serve`) on a free loopback port, in its own session."""
+
+    def __init__(self, cache_dir: Path, log_path: Path) -> None:
+        self.cache_dir, self.log_path = cache_dir, log_path
+        self.proc: subprocess.Popen | None = None
+        self.url = ""
+
+    def log_tail(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def start(self) -> str:
+        port = _free_port()
+        env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(self.cache_dir)}
+        env.pop("INTEGRATOR_LAB_SECRET_KEY", None)  # the generated key kept in the cache directory
+        env.pop("REDIS_URL", None)
+        cmd = [sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}",
+               "app:server"]
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        self.url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if self.proc.poll() is not None:
+                pytest.fail(f"gunicorn exited with {self.proc.returncode}:\n{self.log_tail()}", pytrace=False)
+            with contextlib.suppress(urllib.error.URLError, OSError), \
+                    urllib.request.urlopen(self.url + "healthz", timeout=5) as response:
+                if response.status == 200:
+                    return self.url
+            if time.monotonic() > deadline:
+                pytest.fail(f"gunicorn did not answer within {SERVER_START_TIMEOUT} s:\n{self.log_tail()}",
+                            pytrace=False)
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Stop gunicorn (SIGINT: quick shutdown), then end whatever is left in its session (forked jobs)."""
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc = None
+
+    def job_processes(self) -> list[int]:
+        """Live (not zombie) children of the gunicorn workers: the background jobs (DiskcacheManager forks them)."""
+        assert self.proc is not None
+        return [pid for worker in _children(self.proc.pid) for pid in _children(worker) if _state(pid) not in "ZX"]
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False).stdout
+    return [int(p) for p in out.split()]
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (R, S, Z, ...); "X" when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "X"
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = Server(tmp_path / "cache", tmp_path / "gunicorn.log")
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def _wait_for_progress(page) -> None:
+    page.wait_for_function(  # the job reports progress while it runs
+        "() => [...document.querySelectorAll('#progress .progress-note')]"
+        ".some(e => /^[1-9]\\d* %$/.test(e.textContent))",
+        timeout=RUN_TIMEOUT_MS,
+    )
+
+
+def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, record_property):
+    open_page(page, link(server.url, **LONG_JOB))
+    page.click("#run")
+    _wait_for_progress(page)
+    jobs = server.job_processes()
+    assert len(jobs) == 1, jobs
+    killed = time.perf_counter()
+    os.kill(jobs[0], signal.SIGKILL)
+
+    page.wait_for_selector("#status .status-error", timeout=15_000)
+    noticed = time.perf_counter() - killed
+    assert "process died" in page.inner_text("#status")
+    page.wait_for_function("() => !document.querySelector('#run').disabled", timeout=10_000)
+    assert page.is_disabled("#cancel")
+
+    page.goto(link(server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
+    page.wait_for_selector("#energy-graph .main-svg")
+    run_and_wait(page, scene=False)
+    assert page.inner_text("#status").startswith("Done"), page.inner_text("#status")
+    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
+    record_property("timing", f"killed job reported as an error after {noticed:.2f} s")
+
+
+def test_killed_job_then_rerun_of_the_same_configuration(page, server):
+    """Run again in the same page after the error: the long job starts anew (and is cancelled here)."""
+    open_page(page, link(server.url, **LONG_JOB))
+    page.click("#run")
+    _wait_for_progress(page)
+    os.kill(server.job_processes()[0], signal.SIGKILL)
+    page.wait_for_selector("#status .status-error", timeout=15_000)
+    page.wait_for_function("() => !document.querySelector('#run').disabled", timeout=10_000)
+    page.click("#run")
+    page.wait_for_selector("#status .status-running", timeout=10_000)
+    _wait_for_progress(page)
+    assert len(server.job_processes()) == 1
+    page.click("#cancel")
+    page.wait_for_selector("#status .status-cancelled", timeout=10_000)
+    page.wait_for_timeout(3000)  # the cancelled job must not be reported as a dead one
+    assert page.locator("#status .status-cancelled").count() == 1, page.inner_text("#status")
+
+
+def test_server_restart_keeps_cached_results(page, server):
+    open_page(page, link(server.url, **SHORT_JOB))
+    run_and_wait(page, scene=False)
+    assert "computed" in page.inner_text("#status"), page.inner_text("#status")
+    server.stop()
+    server.start()  # a new gunicorn on the same cache directory (new port)
+    open_page(page, link(server.url, **SHORT_JOB))
+    run_and_wait(page, scene=False)
+    assert "all from the cache" in page.inner_text("#status"), page.inner_text("#status")
+    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
+
+
+def test_load_test_script_with_a_few_sessions(tmp_path):
+    """scripts/load_test.py against its own gunicorn: every session gets its result."""
+    out = subprocess.run(
+        [sys.executable, "scripts/load_test.py", "--sessions", "4", "--timeout", "90", "--budget", "240"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=420, check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    assert report["sessions"] == 4 and report["completed"] == 4 and report["failed"] == 0, report
