@@ -6,16 +6,23 @@ background jobs they fork start with both in memory (otherwise each job loads th
 cache, about 0.7 s). gunicorn skips settings it does not know, so ``control_socket_disable`` (gunicorn 27's
 ``--no-control-socket``) is harmless on older releases.
 
-Environment: ``INTEGRATOR_LAB_WORKERS`` (default 2), ``INTEGRATOR_LAB_THREADS`` (4 per worker: the page polls
-running jobs), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
+Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
+worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
 requests are short). The app never runs in Dash's debug mode under gunicorn.
+
+One thread per worker because background jobs (DiskcacheManager) are forked from the worker: forking while
+another thread of the worker is inside SQLite (every poll reads the diskcache stores) copies SQLite's global
+mutex in its locked state, and the job hangs for good on its first use of the cache (seen under a 30-session
+load test: a job process stuck in ``sqlite3_free`` from diskcache's reconnect after fork). Polls take
+milliseconds, so a few single-threaded workers serve many pages. With ``REDIS_URL`` (Celery) jobs are not
+forked from the web workers and threads are safe.
 """
 
 import os
 
 preload_app = True
-workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "2"))
-threads = int(os.environ.get("INTEGRATOR_LAB_THREADS", "4"))
+workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "4"))
+threads = int(os.environ.get("INTEGRATOR_LAB_THREADS", "1"))
 timeout = int(os.environ.get("INTEGRATOR_LAB_TIMEOUT", "120"))
 graceful_timeout = 30
 keepalive = 5

@@ -10,6 +10,8 @@ callbacks and background jobs, a script or a Celery worker can call it the same 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -320,6 +322,11 @@ class RunCache:
     """Finished runs on disk (diskcache), keyed by :func:`run_key`; shared by every process using ``directory``.
 
     Cancelled runs are never stored. Least recently stored runs are evicted beyond ``size_limit`` bytes.
+    Identical runs are computed once at a time: :meth:`run` holds an advisory lock (``flock``, released by the
+    kernel if the process dies) on one of 4096 lock files chosen by the key while it computes, and a second job
+    asking for the same key waits for it and then reads the stored result (Dash itself never de-duplicates
+    running jobs). Two different runs share a lock file with probability 1/4096 and then merely run one after
+    the other.
     """
 
     def __init__(self, directory: str | Path, version: str, size_limit: int = 2**30) -> None:
@@ -327,6 +334,8 @@ class RunCache:
 
         self.version = version
         self._cache = diskcache.Cache(str(directory), size_limit=size_limit)
+        self._locks = Path(directory) / "computing"
+        self._locks.mkdir(exist_ok=True)
 
     def key(self, config: Mapping[str, Any]) -> str:
         return run_key(config, self.version)
@@ -356,9 +365,19 @@ class RunCache:
         hit = self.get(key)
         if hit is not None:
             return key, hit, True
-        result = simulate(config, progress, deadline=deadline, limit_text=limit_text)
-        self.put(key, result)
+        with self._computing(key):
+            hit = self.get(key)  # computed by another job while this one waited for the lock
+            if hit is not None:
+                return key, hit, True
+            result = simulate(config, progress, deadline=deadline, limit_text=limit_text)
+            self.put(key, result)
         return key, result, False
+
+    @contextlib.contextmanager
+    def _computing(self, key: str):
+        with open(self._locks / f"{key[:3]}.lock", "a+") as fh:  # closing the file releases the lock
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            yield
 
 
 def run_job(config: dict, progress: Progress | None = None) -> dict:

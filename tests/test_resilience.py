@@ -167,6 +167,34 @@ def test_server_restart_keeps_cached_results(page, server):
     assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
 
 
+def _run_once(directory: str, config: dict, barrier, queue) -> None:
+    from app import jobs
+
+    cache = jobs.RunCache(directory, "test")
+    barrier.wait()
+    started = time.perf_counter()
+    _, result, hit = cache.run(config)
+    queue.put((hit, result["status"], time.perf_counter() - started))
+
+
+def test_identical_runs_are_computed_once(tmp_path):
+    """Three jobs asking for the same uncached run at the same moment: one computes, two wait and read it."""
+    import multiprocessing
+
+    config = {"benchmark": "spatial_double_pendulum", "method": "rattlie", "h": 1e-4, "t_end": 50.0, "params": {},
+              "options": {}}  # 500,000 steps, about a second
+    mp = multiprocessing.get_context("fork")
+    barrier, queue = mp.Barrier(3), mp.Queue()
+    procs = [mp.Process(target=_run_once, args=(str(tmp_path / "runs"), config, barrier, queue)) for _ in range(3)]
+    for proc in procs:
+        proc.start()
+    outcomes = [queue.get(timeout=120) for _ in procs]
+    for proc in procs:
+        proc.join(10)
+    assert sorted(hit for hit, _, _ in outcomes) == [False, True, True], outcomes
+    assert {status for _, status, _ in outcomes} == {"ok"}
+
+
 def test_load_test_script_with_a_few_sessions(tmp_path):
     """scripts/load_test.py against its own gunicorn: every session gets its result."""
     out = subprocess.run(
