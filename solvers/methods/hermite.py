@@ -156,10 +156,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     phi = np.empty(mm)
     G0 = np.empty((mm, n))
     G1 = np.empty((mm, n))
-    H = np.empty((n, n))
-    P4 = np.empty((4, 2))
-    J4 = np.empty((4, n))
-    zero = np.zeros(mm)
     Q = np.empty((2, n))
     V = np.empty((2, n))
     F = np.empty((2, n))
@@ -180,6 +176,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     d1 = np.empty(n)
     mu = np.empty(mm)
     qd1 = np.empty(n)
+    # M factorised once: qdot_{k+1} = M^-1 p_{k+1} (without 'project'), the same elimination as lu_solve_inplace
+    MLU = np.empty((n, n))
+    mpiv = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            MLU[r, c] = M[r, c]
+    if not lu_factor_inplace(MLU, mpiv, n):
+        info[0] = t_start + k0 * h
+        return 0, kernels.SINGULAR, n_saved
     # Jacobian coefficients of the two equation blocks (rows a = 0, 1) w.r.t. the two unknown blocks (u = 1, 2)
     kin = np.empty((2, 2))
     pot = np.empty((2, 2, 2))
@@ -211,7 +216,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for c in range(n):
                 s += M[r, c] * y[n + c]
             p0[r] = s
-        coords.constraint_hessian(cd, y[:n], zero, phi, G0, H, P4, J4)
+        coords.constraint_jacobian(cd, y[:n], phi, G0)
         stale_y = True
         # predictor
         for r in range(n):
@@ -260,7 +265,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 res[r] += s
             for r in range(n):
                 qd1[r] = y[r] + h * d1[r]  # q_{k+1}
-            coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
+            coords.constraint_jacobian(cd, qd1, phi, G1)
             for e in range(m):
                 res[2 * n + e] = phi[e] / h
             rmax = 0.0
@@ -356,25 +361,27 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         _gradient(2, b, W, D, h, F, MV, p1)
         for r in range(n):
             qd1[r] = y[r] + h * d1[r]
-        mp = 0
-        if project:
-            mp = coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
-        szp = n + mp
-        for r in range(szp):
-            for c in range(szp):
-                As[r, c] = 0.0
         for r in range(n):
-            for c in range(n):
-                As[r, c] = M[r, c]
             bs[r] = p1[r]
-        for e in range(mp):
-            bs[n + e] = 0.0
-            for c in range(n):
-                As[n + e, c] = G1[e, c]
-                As[c, n + e] = G1[e, c]
-        if not lu_solve_inplace(As, bs, szp):
-            info[0] = t + h
-            return st, kernels.SINGULAR, n_saved
+        if project:
+            mp = coords.constraint_jacobian(cd, qd1, phi, G1)
+            szp = n + mp
+            for r in range(szp):
+                for c in range(szp):
+                    As[r, c] = 0.0
+            for r in range(n):
+                for c in range(n):
+                    As[r, c] = M[r, c]
+            for e in range(mp):
+                bs[n + e] = 0.0
+                for c in range(n):
+                    As[n + e, c] = G1[e, c]
+                    As[c, n + e] = G1[e, c]
+            if not lu_solve_inplace(As, bs, szp):
+                info[0] = t + h
+                return st, kernels.SINGULAR, n_saved
+        else:
+            lu_solve_factored(MLU, mpiv, bs, n)
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
