@@ -165,6 +165,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     N = n2 + m
     A = np.empty((n2, n2))  # d(R_0, R_X)/d(Delta_X, Delta_1), LU-factorised
     piv = np.empty(n2, dtype=np.int64)
+    Ainv = np.empty((n2, n2))  # A^-1 (explicit: matrix-vector products are cheaper than 4 + 2 solves per step)
     Y = np.empty((n2, mm))  # A^-1 dR/dmu (dR/dmu = [-G(q_k)^T; 0])
     S = np.empty((mm, mm))  # Schur complement G(q_{k+1}) Y[n:]
     col = np.empty(n2)
@@ -285,19 +286,31 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 if not lu_factor_inplace(A, piv, n2):
                     info[0] = t
                     return st, kernels.SINGULAR, n_saved
+                for c in range(n2):
+                    for r in range(n2):
+                        col[r] = 0.0
+                    col[c] = 1.0
+                    lu_solve_factored(A, piv, col, n2)
+                    for r in range(n2):
+                        Ainv[r, c] = col[r]
                 fresh = False
                 stale_y = True
             if stale_y:
-                for e in range(m):
-                    for r in range(n):
-                        col[r] = -G0[e, r]
-                        col[n + r] = 0.0
-                    lu_solve_factored(A, piv, col, n2)
-                    for r in range(n2):
-                        Y[r, e] = col[r]
+                for r in range(n2):
+                    for e in range(m):
+                        s = 0.0
+                        for c in range(n):
+                            s -= Ainv[r, c] * G0[e, c]
+                        Y[r, e] = s
                 stale_y = False
             # Newton step by the Schur complement: x = A^-1 (-r_z), S dmu = G1 x_1 + r_phi, dz = x - Y dmu
-            lu_solve_factored(A, piv, res, n2)
+            for r in range(n2):
+                s = 0.0
+                for c in range(n2):
+                    s += Ainv[r, c] * res[c]
+                col[r] = s
+            for r in range(n2):
+                res[r] = col[r]
             for e in range(m):
                 s = -res[n2 + e]  # + r_phi (res holds -r)
                 for c in range(n):
