@@ -195,6 +195,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for j in range(2):
                 pot[a, u, j] = b[j] * h * h * W[j, a] * W[j, u + 1]
 
+    affine = cd[2].shape[0] == 0  # no cosine terms: constant force, A constant
     t = t_start + k0 * h
     if k0 == 0:
         if not coords.rhs(cd, t, y, ydot, As, bs):
@@ -249,21 +250,27 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         it = 0
         while it < max_iter:
             it += 1
-            _stages(y, v0, dx, d1, h, W, D, Q, V)
-            for j in range(2):
-                coords.force(cd, Q[j], F[j])
+            # with a constant force, (R_0, R_X) is affine in (Delta_X, Delta_1, mu): zero after a Newton update
+            skip_z = affine and it > 1
+            if skip_z:
+                for r in range(n2):
+                    res[r] = 0.0
+            else:
+                _stages(y, v0, dx, d1, h, W, D, Q, V)
+                for j in range(2):
+                    coords.force(cd, Q[j], F[j])
+                    for r in range(n):
+                        s = 0.0
+                        for c in range(n):
+                            s += M[r, c] * V[j, c]
+                        MV[j, r] = s
+                _gradient(0, b, W, D, h, F, MV, res[0:n])
+                _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
                 for r in range(n):
-                    s = 0.0
-                    for c in range(n):
-                        s += M[r, c] * V[j, c]
-                    MV[j, r] = s
-            _gradient(0, b, W, D, h, F, MV, res[0:n])
-            _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
-            for r in range(n):
-                s = p0[r]
-                for e in range(m):
-                    s -= G0[e, r] * mu[e]
-                res[r] += s
+                    s = p0[r]
+                    for e in range(m):
+                        s -= G0[e, r] * mu[e]
+                    res[r] += s
             for r in range(n):
                 qd1[r] = y[r] + h * d1[r]  # q_{k+1}
             coords.constraint_jacobian(cd, qd1, phi, G1)
@@ -304,13 +311,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         Y[r, e] = s
                 stale_y = False
             # Newton step by the Schur complement: x = A^-1 (-r_z), S dmu = G1 x_1 + r_phi, dz = x - Y dmu
-            for r in range(n2):
-                s = 0.0
-                for c in range(n2):
-                    s += Ainv[r, c] * res[c]
-                col[r] = s
-            for r in range(n2):
-                res[r] = col[r]
+            if not skip_z:
+                for r in range(n2):
+                    s = 0.0
+                    for c in range(n2):
+                        s += Ainv[r, c] * res[c]
+                    col[r] = s
+                for r in range(n2):
+                    res[r] = col[r]
             for e in range(m):
                 s = -res[n2 + e]  # + r_phi (res holds -r)
                 for c in range(n):
