@@ -46,7 +46,7 @@ than a factor 4; the multipliers are eliminated by the Schur complement G(q_{k+1
 afresh at every iterate. Stopping rule: update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's
 estimate of the remaining error theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two
 updates). Predictor: quadratic extrapolation of the node positions, linear of X and mu. No allocation in the step
-loop of the kernel itself (the shared coords.diagnostics allocates its small scratch arrays).
+loop (the diagnostics at q_{k+1} leave G(q_{k+1}) for the next step, coords.diagnostics_terms).
 """
 
 from __future__ import annotations
@@ -177,6 +177,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     d1 = np.empty(n)
     mu = np.empty(mm)
     qd1 = np.empty(n)
+    gq = np.empty(mm)
     # M factorised once: qdot_{k+1} = M^-1 p_{k+1} (without 'project'), the same elimination as lu_solve_inplace
     MLU = np.empty((n, n))
     mpiv = np.empty(n, dtype=np.int64)
@@ -205,10 +206,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             acc[n + r] = ydot[n + r]
             w_old[r] = y[n + r]
             w_older[r] = y[n + r]
-        coords.diagnostics(cd, y, acc, d)
+        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
 
     fresh = True
+    g0_ready = k0 == 0  # G0 = G(q_k) is left by the diagnostics of the previous step
     for st in range(n_steps):
         k = k0 + st
         t = t_start + k * h
@@ -218,7 +220,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for c in range(n):
                 s += M[r, c] * y[n + c]
             p0[r] = s
-        coords.constraint_jacobian(cd, y[:n], phi, G0)
+        if not g0_ready:
+            coords.constraint_jacobian(cd, y[:n], phi, G0)
         stale_y = True
         # predictor
         for r in range(n):
@@ -424,7 +427,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]
-        coords.diagnostics(cd, y, acc, d)
+        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
+        g0_ready = True
         n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
 

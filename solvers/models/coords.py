@@ -134,22 +134,10 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 @njit(cache=True)
 def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, |Phi|, |G qdot|, |G qddot + dG/dt qdot| (qddot from acc[n:]); NaN for the rotation fields."""
-    M = data[0]
-    f0 = data[1]
-    ct = data[2]
-    n = M.shape[0]
+    n = data[0].shape[0]
     q = y[:n]
     qd = y[n:]
-    e = 0.0
-    for r in range(n):
-        s = 0.0
-        for c in range(n):
-            s += M[r, c] * qd[c]
-        e += 0.5 * qd[r] * s - f0[r] * q[r]
-    for k in range(ct.shape[0]):
-        i = int(ct[k, 0])
-        e += ct[k, 1] * np.cos(q[i] + ct[k, 2])
-    d[0] = e
+    d[0] = _energy(data, q, qd)
     if data[4].shape[0] > 0:
         cp, cv, ca = _constraint_norms(data, q, qd, acc[n:])
         d[1] = np.sqrt(cp)
@@ -434,3 +422,57 @@ def constraint_jacobian(data: tuple, q: np.ndarray, phi: np.ndarray, G: np.ndarr
                 G[row, c] = 2.0 * (dx * (jax - jbx) + dy * (jay - jby))
             row += 1
     return row
+
+
+@njit(cache=True)
+def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray, phi: np.ndarray, G: np.ndarray,
+                      gq: np.ndarray) -> int:
+    """diagnostics (the same values) that also leaves phi, G and dG/dt qdot at y in phi, G, gq (constraint_terms),
+    for a method that needs G(q) at the next step; returns the row count."""
+    n = data[0].shape[0]
+    q = y[:n]
+    qd = y[n:]
+    m = constraint_terms(data, q, qd, phi, G, gq)
+    d[0] = _energy(data, q, qd)
+    d[1] = np.nan
+    d[2] = np.nan
+    d[3] = np.nan
+    d[4] = np.nan
+    d[5] = np.nan
+    d[6] = np.nan
+    if data[4].shape[0] > 0:
+        cp = 0.0
+        cv = 0.0
+        ca = 0.0
+        for r in range(m):
+            sv = 0.0
+            sa = gq[r]
+            for c in range(n):
+                sv += G[r, c] * qd[c]
+                sa += G[r, c] * acc[n + c]
+            cp += phi[r] * phi[r]
+            cv += sv * sv
+            ca += sa * sa
+        d[1] = np.sqrt(cp)
+        d[2] = np.sqrt(cv)
+        d[3] = np.sqrt(ca)
+    return m
+
+
+@njit(cache=True)
+def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
+    """Total energy qdot^T M qdot / 2 + U(q)."""
+    M = data[0]
+    f0 = data[1]
+    ct = data[2]
+    n = M.shape[0]
+    e = 0.0
+    for r in range(n):
+        s = 0.0
+        for c in range(n):
+            s += M[r, c] * qd[c]
+        e += 0.5 * qd[r] * s - f0[r] * q[r]
+    for k in range(ct.shape[0]):
+        i = int(ct[k, 0])
+        e += ct[k, 1] * np.cos(q[i] + ct[k, 2])
+    return e
