@@ -237,11 +237,7 @@ def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np
         if typ == COINCIDE:
             phi[row] = pa[1] - pb[1]
             phi[row + 1] = pa[2] - pb[2]
-            for c in range(n):
-                jax, jay = _col(pa, c)
-                jbx, jby = _col(pb, c)
-                G[row, c] = jax - jbx
-                G[row + 1, c] = jay - jby
+            _coincide_rows(G, row, pa, pb, n)
             gq[row] = cax - cbx
             gq[row + 1] = cay - cby
             row += 2
@@ -405,11 +401,7 @@ def constraint_jacobian(data: tuple, q: np.ndarray, phi: np.ndarray, G: np.ndarr
         if typ == COINCIDE:
             phi[row] = pa[1] - pb[1]
             phi[row + 1] = pa[2] - pb[2]
-            for c in range(n):
-                jax, jay = _col(pa, c)
-                jbx, jby = _col(pb, c)
-                G[row, c] = jax - jbx
-                G[row + 1, c] = jay - jby
+            _coincide_rows(G, row, pa, pb, n)
             row += 2
         else:
             L = cons[k, 3]
@@ -476,3 +468,32 @@ def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
         i = int(ct[k, 0])
         e += ct[k, 1] * np.cos(q[i] + ct[k, 2])
     return e
+
+
+@njit(cache=True)
+def _coincide_rows(G: np.ndarray, row: int, pa: tuple, pb: tuple, n: int) -> None:
+    """G[row:row + 2] = J_a - J_b from the (at most 3) nonzero columns of each point (_pt): the same values as
+    column-by-column differences (x + 0 = x, 0 - y = -y)."""
+    for c in range(n):
+        G[row, c] = 0.0
+        G[row + 1, c] = 0.0
+    i = pa[0]
+    if i < n:
+        G[row, i] += pa[3]
+        G[row + 1, i] += pa[4]
+    if i + 1 < n:
+        G[row, i + 1] += pa[5]
+        G[row + 1, i + 1] += pa[6]
+    if i + 2 < n:
+        G[row, i + 2] += pa[7]
+        G[row + 1, i + 2] += pa[8]
+    i = pb[0]
+    if i < n:
+        G[row, i] -= pb[3]
+        G[row + 1, i] -= pb[4]
+    if i + 1 < n:
+        G[row, i + 1] -= pb[5]
+        G[row + 1, i + 1] -= pb[6]
+    if i + 2 < n:
+        G[row, i + 2] -= pb[7]
+        G[row + 1, i + 2] -= pb[8]
