@@ -41,12 +41,15 @@ discrete Lagrangian of free flight (symplectic); with nonlinear forces (planar_p
 
 Newton on (Delta_X, Delta_1, mu), Delta = (q - q_k)/h for position unknowns, v itself for H23's slope, with the
 exact Jacobian: the 2n x 2n block A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (constant for linear
-potentials) is factorised at the first iterate of a kernel call and again whenever an iterate contracts by less
-than a factor 4; the multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed
-afresh at every iterate. Stopping rule: update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's
-estimate of the remaining error theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two
-updates). Predictor: quadratic extrapolation of the node positions, linear of X and mu. No allocation in the step
-loop (the diagnostics at q_{k+1} leave G(q_{k+1}) for the next step, coords.diagnostics_terms).
+potentials) is factorised (and inverted explicitly: A^-1 [G(q_k)^T; 0] and the Newton solves become matrix-vector
+products) at the first iterate of a kernel call and again whenever an iterate contracts by less than a factor 4; the
+multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed afresh at every
+iterate. With a constant force (no cosine terms) the momentum equations are affine in the unknowns, so after a
+Newton update their residual is zero up to round-off and is not evaluated again (only Phi(q_{k+1}) is). Stopping rule:
+update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's estimate of the remaining error
+theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two updates). Predictor: quadratic
+extrapolation of the node positions, linear of X and mu. No allocation in the step loop; M is factorised once per
+call for qdot = M^-1 p, and the diagnostics at q_{k+1} leave G(q_{k+1}) for the next step (coords.diagnostics_terms).
 """
 
 from __future__ import annotations
