@@ -41,12 +41,15 @@ discrete Lagrangian of free flight (symplectic); with nonlinear forces (planar_p
 
 Newton on (Delta_X, Delta_1, mu), Delta = (q - q_k)/h for position unknowns, v itself for H23's slope, with the
 exact Jacobian: the 2n x 2n block A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (constant for linear
-potentials) is factorised at the first iterate of a kernel call and again whenever an iterate contracts by less
-than a factor 4; the multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed
-afresh at every iterate. Stopping rule: update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's
-estimate of the remaining error theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two
-updates). Predictor: quadratic extrapolation of the node positions, linear of X and mu. No allocation in the step
-loop of the kernel itself (the shared coords.diagnostics allocates its small scratch arrays).
+potentials) is factorised (and inverted explicitly: A^-1 [G(q_k)^T; 0] and the Newton solves become matrix-vector
+products) at the first iterate of a kernel call and again whenever an iterate contracts by less than a factor 4; the
+multipliers are eliminated by the Schur complement G(q_{k+1}) A^-1 [G(q_k)^T; 0] (m x m), formed afresh at every
+iterate. With a constant force (no cosine terms) the momentum equations are affine in the unknowns, so after a
+Newton update their residual is zero up to round-off and is not evaluated again (only Phi(q_{k+1}) is). Stopping rule:
+update <= newton_tol (relative, NEWTON_OPTIONS), or Hairer and Wanner's estimate of the remaining error
+theta/(1 - theta) x update <= newton_tol (theta the contraction of the last two updates). Predictor: quadratic
+extrapolation of the node positions, linear of X and mu. No allocation in the step loop; M is factorised once per
+call for qdot = M^-1 p, and the diagnostics at q_{k+1} leave G(q_{k+1}) for the next step (coords.diagnostics_terms).
 """
 
 from __future__ import annotations
@@ -156,10 +159,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     phi = np.empty(mm)
     G0 = np.empty((mm, n))
     G1 = np.empty((mm, n))
-    H = np.empty((n, n))
-    P4 = np.empty((4, 2))
-    J4 = np.empty((4, n))
-    zero = np.zeros(mm)
     Q = np.empty((2, n))
     V = np.empty((2, n))
     F = np.empty((2, n))
@@ -169,6 +168,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     N = n2 + m
     A = np.empty((n2, n2))  # d(R_0, R_X)/d(Delta_X, Delta_1), LU-factorised
     piv = np.empty(n2, dtype=np.int64)
+    Ainv = np.empty((n2, n2))  # A^-1 (explicit: matrix-vector products are cheaper than 4 + 2 solves per step)
     Y = np.empty((n2, mm))  # A^-1 dR/dmu (dR/dmu = [-G(q_k)^T; 0])
     S = np.empty((mm, mm))  # Schur complement G(q_{k+1}) Y[n:]
     col = np.empty(n2)
@@ -180,6 +180,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     d1 = np.empty(n)
     mu = np.empty(mm)
     qd1 = np.empty(n)
+    gq = np.empty(mm)
+    # M factorised once: qdot_{k+1} = M^-1 p_{k+1} (without 'project'), the same elimination as lu_solve_inplace
+    MLU = np.empty((n, n))
+    mpiv = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            MLU[r, c] = M[r, c]
+    if not lu_factor_inplace(MLU, mpiv, n):
+        info[0] = t_start + k0 * h
+        return 0, kernels.SINGULAR, n_saved
     # Jacobian coefficients of the two equation blocks (rows a = 0, 1) w.r.t. the two unknown blocks (u = 1, 2)
     kin = np.empty((2, 2))
     pot = np.empty((2, 2, 2))
@@ -189,6 +199,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for j in range(2):
                 pot[a, u, j] = b[j] * h * h * W[j, a] * W[j, u + 1]
 
+    affine = cd[2].shape[0] == 0  # no cosine terms: constant force, A constant
     t = t_start + k0 * h
     if k0 == 0:
         if not coords.rhs(cd, t, y, ydot, As, bs):
@@ -198,10 +209,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             acc[n + r] = ydot[n + r]
             w_old[r] = y[n + r]
             w_older[r] = y[n + r]
-        coords.diagnostics(cd, y, acc, d)
+        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
 
     fresh = True
+    g0_ready = k0 == 0  # G0 = G(q_k) is left by the diagnostics of the previous step
     for st in range(n_steps):
         k = k0 + st
         t = t_start + k * h
@@ -211,7 +223,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for c in range(n):
                 s += M[r, c] * y[n + c]
             p0[r] = s
-        coords.constraint_hessian(cd, y[:n], zero, phi, G0, H, P4, J4)
+        if not g0_ready:
+            coords.constraint_jacobian(cd, y[:n], phi, G0)
         stale_y = True
         # predictor
         for r in range(n):
@@ -243,24 +256,30 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         it = 0
         while it < max_iter:
             it += 1
-            _stages(y, v0, dx, d1, h, W, D, Q, V)
-            for j in range(2):
-                coords.force(cd, Q[j], F[j])
+            # with a constant force, (R_0, R_X) is affine in (Delta_X, Delta_1, mu): zero after a Newton update
+            skip_z = affine and it > 1
+            if skip_z:
+                for r in range(n2):
+                    res[r] = 0.0
+            else:
+                _stages(y, v0, dx, d1, h, W, D, Q, V)
+                for j in range(2):
+                    coords.force(cd, Q[j], F[j])
+                    for r in range(n):
+                        s = 0.0
+                        for c in range(n):
+                            s += M[r, c] * V[j, c]
+                        MV[j, r] = s
+                _gradient(0, b, W, D, h, F, MV, res[0:n])
+                _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
                 for r in range(n):
-                    s = 0.0
-                    for c in range(n):
-                        s += M[r, c] * V[j, c]
-                    MV[j, r] = s
-            _gradient(0, b, W, D, h, F, MV, res[0:n])
-            _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
-            for r in range(n):
-                s = p0[r]
-                for e in range(m):
-                    s -= G0[e, r] * mu[e]
-                res[r] += s
+                    s = p0[r]
+                    for e in range(m):
+                        s -= G0[e, r] * mu[e]
+                    res[r] += s
             for r in range(n):
                 qd1[r] = y[r] + h * d1[r]  # q_{k+1}
-            coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
+            coords.constraint_jacobian(cd, qd1, phi, G1)
             for e in range(m):
                 res[2 * n + e] = phi[e] / h
             rmax = 0.0
@@ -280,19 +299,32 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 if not lu_factor_inplace(A, piv, n2):
                     info[0] = t
                     return st, kernels.SINGULAR, n_saved
+                for c in range(n2):
+                    for r in range(n2):
+                        col[r] = 0.0
+                    col[c] = 1.0
+                    lu_solve_factored(A, piv, col, n2)
+                    for r in range(n2):
+                        Ainv[r, c] = col[r]
                 fresh = False
                 stale_y = True
             if stale_y:
-                for e in range(m):
-                    for r in range(n):
-                        col[r] = -G0[e, r]
-                        col[n + r] = 0.0
-                    lu_solve_factored(A, piv, col, n2)
-                    for r in range(n2):
-                        Y[r, e] = col[r]
+                for r in range(n2):
+                    for e in range(m):
+                        s = 0.0
+                        for c in range(n):
+                            s -= Ainv[r, c] * G0[e, c]
+                        Y[r, e] = s
                 stale_y = False
             # Newton step by the Schur complement: x = A^-1 (-r_z), S dmu = G1 x_1 + r_phi, dz = x - Y dmu
-            lu_solve_factored(A, piv, res, n2)
+            if not skip_z:
+                for r in range(n2):
+                    s = 0.0
+                    for c in range(n2):
+                        s += Ainv[r, c] * res[c]
+                    col[r] = s
+                for r in range(n2):
+                    res[r] = col[r]
             for e in range(m):
                 s = -res[n2 + e]  # + r_phi (res holds -r)
                 for c in range(n):
@@ -356,25 +388,27 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         _gradient(2, b, W, D, h, F, MV, p1)
         for r in range(n):
             qd1[r] = y[r] + h * d1[r]
-        mp = 0
-        if project:
-            mp = coords.constraint_hessian(cd, qd1, zero, phi, G1, H, P4, J4)
-        szp = n + mp
-        for r in range(szp):
-            for c in range(szp):
-                As[r, c] = 0.0
         for r in range(n):
-            for c in range(n):
-                As[r, c] = M[r, c]
             bs[r] = p1[r]
-        for e in range(mp):
-            bs[n + e] = 0.0
-            for c in range(n):
-                As[n + e, c] = G1[e, c]
-                As[c, n + e] = G1[e, c]
-        if not lu_solve_inplace(As, bs, szp):
-            info[0] = t + h
-            return st, kernels.SINGULAR, n_saved
+        if project:
+            mp = coords.constraint_jacobian(cd, qd1, phi, G1)
+            szp = n + mp
+            for r in range(szp):
+                for c in range(szp):
+                    As[r, c] = 0.0
+            for r in range(n):
+                for c in range(n):
+                    As[r, c] = M[r, c]
+            for e in range(mp):
+                bs[n + e] = 0.0
+                for c in range(n):
+                    As[n + e, c] = G1[e, c]
+                    As[c, n + e] = G1[e, c]
+            if not lu_solve_inplace(As, bs, szp):
+                info[0] = t + h
+                return st, kernels.SINGULAR, n_saved
+        else:
+            lu_solve_factored(MLU, mpiv, bs, n)
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
@@ -396,7 +430,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]
-        coords.diagnostics(cd, y, acc, d)
+        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
+        g0_ready = True
         n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
 

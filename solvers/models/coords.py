@@ -86,41 +86,7 @@ def point_positions(data: tuple, q: np.ndarray) -> np.ndarray:
 def constraint_terms(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray,
                      gdot_qd: np.ndarray) -> int:
     """Constraint residual phi, Jacobian G = dPhi/dq and dG/dt qdot at (q, qdot); returns the row count."""
-    pts = data[3]
-    cons = data[4]
-    n = q.shape[0]
-    Pa = np.empty(2)
-    Pb = np.empty(2)
-    Va = np.empty(2)
-    Vb = np.empty(2)
-    Ca = np.empty(2)
-    Cb = np.empty(2)
-    Ja = np.empty((2, n))
-    Jb = np.empty((2, n))
-    row = 0
-    for k in range(cons.shape[0]):
-        typ = int(cons[k, 0])
-        _point(pts[int(cons[k, 1])], q, qd, Pa, Ja, Va, Ca)
-        _point(pts[int(cons[k, 2])], q, qd, Pb, Jb, Vb, Cb)
-        if typ == COINCIDE:
-            for r in range(2):
-                phi[row + r] = Pa[r] - Pb[r]
-                for c in range(n):
-                    G[row + r, c] = Ja[r, c] - Jb[r, c]
-                gdot_qd[row + r] = Ca[r] - Cb[r]
-            row += 2
-        else:
-            L = cons[k, 3]
-            dx = Pa[0] - Pb[0]
-            dy = Pa[1] - Pb[1]
-            dvx = Va[0] - Vb[0]
-            dvy = Va[1] - Vb[1]
-            phi[row] = dx * dx + dy * dy - L * L
-            for c in range(n):
-                G[row, c] = 2.0 * (dx * (Ja[0, c] - Jb[0, c]) + dy * (Ja[1, c] - Jb[1, c]))
-            gdot_qd[row] = 2.0 * (dvx * dvx + dvy * dvy) + 2.0 * (dx * (Ca[0] - Cb[0]) + dy * (Ca[1] - Cb[1]))
-            row += 1
-    return row
+    return _terms_at(data, q, qd, phi, G, gdot_qd, 0)
 
 
 @njit(cache=True)
@@ -145,27 +111,20 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     n = M.shape[0]
     q = y[:n]
     qd = y[n:]
-    nr = data[4].shape[0] * 2
-    phi = np.empty(nr)
-    G = np.empty((nr, n))
-    gq = np.empty(nr)
-    m = constraint_terms(data, q, qd, phi, G, gq)
-    size = n + m
+    size = n + _n_rows(data)
     for r in range(size):
         for c in range(size):
             A[r, c] = 0.0
+    # G into the rows A[n:, :n]; phi and then dG/dt qdot into b[n:] (the later write wins)
+    m = _terms_at(data, q, qd, b, A, b, n)
     for r in range(n):
         for c in range(n):
             A[r, c] = M[r, c]
-    for r in range(m):
+    for r in range(n, n + m):
         for c in range(n):
-            A[n + r, c] = G[r, c]
-            A[c, n + r] = G[r, c]
-        b[n + r] = -gq[r]
-    f = np.empty(n)
-    force(data, q, f)
-    for r in range(n):
-        b[r] = f[r]
+            A[c, r] = A[r, c]
+        b[r] = -b[r]
+    force(data, q, b)
     if not lu_solve_inplace(A, b, size):
         return False
     for r in range(n):
@@ -177,40 +136,12 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 @njit(cache=True)
 def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, |Phi|, |G qdot|, |G qddot + dG/dt qdot| (qddot from acc[n:]); NaN for the rotation fields."""
-    M = data[0]
-    f0 = data[1]
-    ct = data[2]
-    n = M.shape[0]
+    n = data[0].shape[0]
     q = y[:n]
     qd = y[n:]
-    e = 0.0
-    for r in range(n):
-        s = 0.0
-        for c in range(n):
-            s += M[r, c] * qd[c]
-        e += 0.5 * qd[r] * s - f0[r] * q[r]
-    for k in range(ct.shape[0]):
-        i = int(ct[k, 0])
-        e += ct[k, 1] * np.cos(q[i] + ct[k, 2])
-    d[0] = e
-    nr = data[4].shape[0] * 2
+    d[0] = _energy(data, q, qd)
     if data[4].shape[0] > 0:
-        phi = np.empty(nr)
-        G = np.empty((nr, n))
-        gq = np.empty(nr)
-        m = constraint_terms(data, q, qd, phi, G, gq)
-        cp = 0.0
-        cv = 0.0
-        ca = 0.0
-        for r in range(m):
-            sv = 0.0
-            sa = gq[r]
-            for c in range(n):
-                sv += G[r, c] * qd[c]
-                sa += G[r, c] * acc[n + c]
-            cp += phi[r] * phi[r]
-            cv += sv * sv
-            ca += sa * sa
+        cp, cv, ca = _constraint_norms(data, q, qd, acc[n:])
         d[1] = np.sqrt(cp)
         d[2] = np.sqrt(cv)
         d[3] = np.sqrt(ca)
@@ -237,71 +168,162 @@ def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _point_second(pt: np.ndarray, q: np.ndarray, P: np.ndarray, Jp: np.ndarray, ddP: np.ndarray) -> int:
-    """Point position P (2), Jacobian Jp (2, n) and its only second derivative ddP = d2P/dq_k^2 (2); returns k.
+def _pt(pt: np.ndarray, q: np.ndarray) -> tuple:
+    """Point pt at q as scalars (no allocation): (i, Px, Py, Jx0, Jy0, Jx1, Jy1, Jx2, Jy2, ddPx, ddPy, k).
 
-    k is the angle coordinate the point depends on nonlinearly (-1 for FIXED and PAIR points, ddP = 0).
+    Columns i, i+1, i+2 of the point's Jacobian (2, n) are (Jx_s, Jy_s), all other columns are zero (_col);
+    ddP = d2P/dq_k^2 is its only second derivative: k is the angle coordinate the point depends on nonlinearly
+    (-1 for FIXED and PAIR points, ddP = 0).
     """
-    n = q.shape[0]
-    for r in range(2):
-        for c in range(n):
-            Jp[r, c] = 0.0
-        ddP[r] = 0.0
     typ = int(pt[0])
     i = int(pt[1])
     ax = pt[2]
     ay = pt[3]
     if typ == FIXED:
-        P[0] = ax
-        P[1] = ay
-        return -1
+        return 0, ax, ay, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1
     if typ == PAIR:
-        P[0] = q[i]
-        P[1] = q[i + 1]
-        Jp[0, i] = 1.0
-        Jp[1, i + 1] = 1.0
-        return -1
+        return i, q[i], q[i + 1], 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -1
     if typ == BODY:
         c = np.cos(q[i + 2])
         s = np.sin(q[i + 2])
         rx = c * ax - s * ay
         ry = s * ax + c * ay
-        P[0] = q[i] + rx
-        P[1] = q[i + 1] + ry
-        Jp[0, i] = 1.0
-        Jp[1, i + 1] = 1.0
-        Jp[0, i + 2] = -ry
-        Jp[1, i + 2] = rx
-        ddP[0] = -rx
-        ddP[1] = -ry
-        return i + 2
+        return i, q[i] + rx, q[i + 1] + ry, 1.0, 0.0, 0.0, 1.0, -ry, rx, -rx, -ry, i + 2
     s = np.sin(q[i])
     c = np.cos(q[i])
-    P[0] = ax * s
-    P[1] = -ax * c
-    Jp[0, i] = ax * c
-    Jp[1, i] = ax * s
-    ddP[0] = -ax * s
-    ddP[1] = ax * c
-    return i
+    return i, ax * s, -ax * c, ax * c, ax * s, 0.0, 0.0, 0.0, 0.0, -ax * s, ax * c, i
 
 
 @njit(cache=True)
-def _point(pt: np.ndarray, q: np.ndarray, qd: np.ndarray, P: np.ndarray, Jp: np.ndarray, Pv: np.ndarray,
-           Pc: np.ndarray) -> None:
-    """Point position P (2), Jacobian rows Jp (2, n) (overwritten), velocity Pv and the term Pc = dJ/dt qdot.
+def _col(p: tuple, c: int) -> tuple[float, float]:
+    """Column c of the Jacobian of point p (_pt)."""
+    s = c - p[0]
+    if s == 0:
+        return p[3], p[4]
+    if s == 1:
+        return p[5], p[6]
+    if s == 2:
+        return p[7], p[8]
+    return 0.0, 0.0
 
-    A point depends nonlinearly on at most one angle q_k, so dJ/dt qdot = (d2P/dq_k^2) qdot_k^2 (_point_second).
-    """
-    k = _point_second(pt, q, P, Jp, Pc)
+
+@njit(cache=True)
+def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
+    """Velocity J qdot of point p (_pt) and the term dJ/dt qdot = (d2P/dq_k^2) qdot_k^2 (the point depends
+    nonlinearly on at most one angle q_k)."""
+    vx = 0.0
+    vy = 0.0
+    for c in range(qd.shape[0]):
+        jx, jy = _col(p, c)
+        vx += jx * qd[c]
+        vy += jy * qd[c]
+    k = p[11]
     w2 = qd[k] * qd[k] if k >= 0 else 0.0
+    return vx, vy, p[9] * w2, p[10] * w2
+
+
+@njit(cache=True)
+def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
+              off: int) -> int:
+    """constraint_terms into rows off.. of phi, G, gq; phi[o] is written before gq[o] (rhs passes one array)."""
+    pts = data[3]
+    cons = data[4]
     n = q.shape[0]
-    for r in range(2):
-        Pc[r] *= w2
-        acc = 0.0
-        for cc in range(n):
-            acc += Jp[r, cc] * qd[cc]
-        Pv[r] = acc
+    row = off
+    for k in range(cons.shape[0]):
+        typ = int(cons[k, 0])
+        pa = _pt(pts[int(cons[k, 1])], q)
+        pb = _pt(pts[int(cons[k, 2])], q)
+        vax, vay, cax, cay = _motion(pa, qd)
+        vbx, vby, cbx, cby = _motion(pb, qd)
+        if typ == COINCIDE:
+            phi[row] = pa[1] - pb[1]
+            phi[row + 1] = pa[2] - pb[2]
+            _coincide_rows(G, row, pa, pb, n)
+            gq[row] = cax - cbx
+            gq[row + 1] = cay - cby
+            row += 2
+        else:
+            L = cons[k, 3]
+            dx = pa[1] - pb[1]
+            dy = pa[2] - pb[2]
+            dvx = vax - vbx
+            dvy = vay - vby
+            phi[row] = dx * dx + dy * dy - L * L
+            for c in range(n):
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                G[row, c] = 2.0 * (dx * (jax - jbx) + dy * (jay - jby))
+            gq[row] = 2.0 * (dvx * dvx + dvy * dvy) + 2.0 * (dx * (cax - cbx) + dy * (cay - cby))
+            row += 1
+    return row - off
+
+
+@njit(cache=True)
+def _n_rows(data: tuple) -> int:
+    cons = data[4]
+    m = 0
+    for k in range(cons.shape[0]):
+        m += 2 if int(cons[k, 0]) == COINCIDE else 1
+    return m
+
+
+@njit(cache=True)
+def _constraint_norms(data: tuple, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> tuple[float, float, float]:
+    """Squared norms |Phi|^2, |G qdot|^2, |G qddot + dG/dt qdot|^2 (diagnostics; no allocation)."""
+    pts = data[3]
+    cons = data[4]
+    n = q.shape[0]
+    cp = 0.0
+    cv = 0.0
+    ca = 0.0
+    for k in range(cons.shape[0]):
+        typ = int(cons[k, 0])
+        pa = _pt(pts[int(cons[k, 1])], q)
+        pb = _pt(pts[int(cons[k, 2])], q)
+        vax, vay, cax, cay = _motion(pa, qd)
+        vbx, vby, cbx, cby = _motion(pb, qd)
+        if typ == COINCIDE:
+            sv0 = 0.0
+            sv1 = 0.0
+            sa0 = cax - cbx
+            sa1 = cay - cby
+            for c in range(n):
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                g0 = jax - jbx
+                g1 = jay - jby
+                sv0 += g0 * qd[c]
+                sa0 += g0 * qdd[c]
+                sv1 += g1 * qd[c]
+                sa1 += g1 * qdd[c]
+            p0 = pa[1] - pb[1]
+            p1 = pa[2] - pb[2]
+            cp += p0 * p0
+            cv += sv0 * sv0
+            ca += sa0 * sa0
+            cp += p1 * p1
+            cv += sv1 * sv1
+            ca += sa1 * sa1
+        else:
+            L = cons[k, 3]
+            dx = pa[1] - pb[1]
+            dy = pa[2] - pb[2]
+            dvx = vax - vbx
+            dvy = vay - vby
+            p0 = dx * dx + dy * dy - L * L
+            sv = 0.0
+            sa = 2.0 * (dvx * dvx + dvy * dvy) + 2.0 * (dx * (cax - cbx) + dy * (cay - cby))
+            for c in range(n):
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                g = 2.0 * (dx * (jax - jbx) + dy * (jay - jby))
+                sv += g * qd[c]
+                sa += g * qdd[c]
+            cp += p0 * p0
+            cv += sv * sv
+            ca += sa * sa
+    return cp, cv, ca
 
 
 @njit(cache=True)
@@ -309,7 +331,8 @@ def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarra
                        P4: np.ndarray, J4: np.ndarray) -> int:
     """phi, G = dPhi/dq and the weighted Hessian H = sum_r z_r d2Phi_r/dq2 = d(G^T z)/dq (n, n); returns rows.
 
-    Allocation-free: P4 (4, 2) and J4 (4, n) are scratch. H is symmetric; G and H are overwritten.
+    Allocation-free (P4 (4, 2) and J4 (4, n) are no longer used; kept for the callers). H is symmetric; G and H
+    are overwritten.
     """
     pts = data[3]
     cons = data[4]
@@ -317,38 +340,162 @@ def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarra
     for r in range(n):
         for c in range(n):
             H[r, c] = 0.0
-    Ja = J4[0:2]
-    Jb = J4[2:4]
     row = 0
     for k in range(cons.shape[0]):
         typ = int(cons[k, 0])
-        ka = _point_second(pts[int(cons[k, 1])], q, P4[0], Ja, P4[2])
-        kb = _point_second(pts[int(cons[k, 2])], q, P4[1], Jb, P4[3])
+        pa = _pt(pts[int(cons[k, 1])], q)
+        pb = _pt(pts[int(cons[k, 2])], q)
+        ka = pa[11]
+        kb = pb[11]
         if typ == COINCIDE:
-            for r in range(2):
-                phi[row + r] = P4[0, r] - P4[1, r]
-                for c in range(n):
-                    G[row + r, c] = Ja[r, c] - Jb[r, c]
-                if ka >= 0:
-                    H[ka, ka] += z[row + r] * P4[2, r]
-                if kb >= 0:
-                    H[kb, kb] -= z[row + r] * P4[3, r]
+            phi[row] = pa[1] - pb[1]
+            phi[row + 1] = pa[2] - pb[2]
+            for c in range(n):
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                G[row, c] = jax - jbx
+                G[row + 1, c] = jay - jby
+            if ka >= 0:
+                H[ka, ka] += z[row] * pa[9]
+            if kb >= 0:
+                H[kb, kb] -= z[row] * pb[9]
+            if ka >= 0:
+                H[ka, ka] += z[row + 1] * pa[10]
+            if kb >= 0:
+                H[kb, kb] -= z[row + 1] * pb[10]
             row += 2
         else:
             L = cons[k, 3]
-            dx = P4[0, 0] - P4[1, 0]
-            dy = P4[0, 1] - P4[1, 1]
+            dx = pa[1] - pb[1]
+            dy = pa[2] - pb[2]
             phi[row] = dx * dx + dy * dy - L * L
             zr = z[row]
             for c in range(n):
-                jx = Ja[0, c] - Jb[0, c]
-                jy = Ja[1, c] - Jb[1, c]
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                jx = jax - jbx
+                jy = jay - jby
                 G[row, c] = 2.0 * (dx * jx + dy * jy)
-                for e in range(n):
-                    H[c, e] += 2.0 * zr * (jx * (Ja[0, e] - Jb[0, e]) + jy * (Ja[1, e] - Jb[1, e]))
+                if zr != 0.0:  # a zero weight adds (signed) zeros only
+                    for e in range(n):
+                        kax, kay = _col(pa, e)
+                        kbx, kby = _col(pb, e)
+                        H[c, e] += 2.0 * zr * (jx * (kax - kbx) + jy * (kay - kby))
             if ka >= 0:
-                H[ka, ka] += 2.0 * zr * (dx * P4[2, 0] + dy * P4[2, 1])
+                H[ka, ka] += 2.0 * zr * (dx * pa[9] + dy * pa[10])
             if kb >= 0:
-                H[kb, kb] -= 2.0 * zr * (dx * P4[3, 0] + dy * P4[3, 1])
+                H[kb, kb] -= 2.0 * zr * (dx * pb[9] + dy * pb[10])
             row += 1
     return row
+
+
+@njit(cache=True)
+def constraint_jacobian(data: tuple, q: np.ndarray, phi: np.ndarray, G: np.ndarray) -> int:
+    """phi and G = dPhi/dq only (constraint_hessian without H, same values); returns the row count."""
+    pts = data[3]
+    cons = data[4]
+    n = q.shape[0]
+    row = 0
+    for k in range(cons.shape[0]):
+        typ = int(cons[k, 0])
+        pa = _pt(pts[int(cons[k, 1])], q)
+        pb = _pt(pts[int(cons[k, 2])], q)
+        if typ == COINCIDE:
+            phi[row] = pa[1] - pb[1]
+            phi[row + 1] = pa[2] - pb[2]
+            _coincide_rows(G, row, pa, pb, n)
+            row += 2
+        else:
+            L = cons[k, 3]
+            dx = pa[1] - pb[1]
+            dy = pa[2] - pb[2]
+            phi[row] = dx * dx + dy * dy - L * L
+            for c in range(n):
+                jax, jay = _col(pa, c)
+                jbx, jby = _col(pb, c)
+                G[row, c] = 2.0 * (dx * (jax - jbx) + dy * (jay - jby))
+            row += 1
+    return row
+
+
+@njit(cache=True)
+def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray, phi: np.ndarray, G: np.ndarray,
+                      gq: np.ndarray) -> int:
+    """diagnostics (the same values) that also leaves phi, G and dG/dt qdot at y in phi, G, gq (constraint_terms),
+    for a method that needs G(q) at the next step; returns the row count."""
+    n = data[0].shape[0]
+    q = y[:n]
+    qd = y[n:]
+    m = constraint_terms(data, q, qd, phi, G, gq)
+    d[0] = _energy(data, q, qd)
+    d[1] = np.nan
+    d[2] = np.nan
+    d[3] = np.nan
+    d[4] = np.nan
+    d[5] = np.nan
+    d[6] = np.nan
+    if data[4].shape[0] > 0:
+        cp = 0.0
+        cv = 0.0
+        ca = 0.0
+        for r in range(m):
+            sv = 0.0
+            sa = gq[r]
+            for c in range(n):
+                sv += G[r, c] * qd[c]
+                sa += G[r, c] * acc[n + c]
+            cp += phi[r] * phi[r]
+            cv += sv * sv
+            ca += sa * sa
+        d[1] = np.sqrt(cp)
+        d[2] = np.sqrt(cv)
+        d[3] = np.sqrt(ca)
+    return m
+
+
+@njit(cache=True)
+def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
+    """Total energy qdot^T M qdot / 2 + U(q)."""
+    M = data[0]
+    f0 = data[1]
+    ct = data[2]
+    n = M.shape[0]
+    e = 0.0
+    for r in range(n):
+        s = 0.0
+        for c in range(n):
+            s += M[r, c] * qd[c]
+        e += 0.5 * qd[r] * s - f0[r] * q[r]
+    for k in range(ct.shape[0]):
+        i = int(ct[k, 0])
+        e += ct[k, 1] * np.cos(q[i] + ct[k, 2])
+    return e
+
+
+@njit(cache=True)
+def _coincide_rows(G: np.ndarray, row: int, pa: tuple, pb: tuple, n: int) -> None:
+    """G[row:row + 2] = J_a - J_b from the (at most 3) nonzero columns of each point (_pt): the same values as
+    column-by-column differences (x + 0 = x, 0 - y = -y)."""
+    for c in range(n):
+        G[row, c] = 0.0
+        G[row + 1, c] = 0.0
+    i = pa[0]
+    if i < n:
+        G[row, i] += pa[3]
+        G[row + 1, i] += pa[4]
+    if i + 1 < n:
+        G[row, i + 1] += pa[5]
+        G[row + 1, i + 1] += pa[6]
+    if i + 2 < n:
+        G[row, i + 2] += pa[7]
+        G[row + 1, i + 2] += pa[8]
+    i = pb[0]
+    if i < n:
+        G[row, i] -= pb[3]
+        G[row + 1, i] -= pb[4]
+    if i + 1 < n:
+        G[row, i + 1] -= pb[5]
+        G[row + 1, i + 1] -= pb[6]
+    if i + 2 < n:
+        G[row, i + 2] -= pb[7]
+        G[row + 1, i + 2] -= pb[8]
