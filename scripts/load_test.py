@@ -8,8 +8,10 @@ configuration, or ``--query`` appended to the URL); once every page is loaded al
 same moment, and each waits until the status line says done (``#status .status-done``) and the summary table
 shows the run, or reports an error. ``served`` is the time from the click until the response carrying the table
 and the status arrives (the server's part); the total adds the browser's drawing of the charts.
-Bounded: every session has ``--timeout`` seconds, the whole test ``--budget`` seconds, and only loopback URLs
-are accepted. Prints completions, failures and latency percentiles (click to result) as JSON.
+The browsers run at niceness ``--browser-nice`` (after the server started here), so that on a small machine
+they do not starve the server they are measuring. Bounded: every session has ``--timeout`` seconds, the whole
+test ``--budget`` seconds, and only loopback URLs are accepted. Prints completions, failures and latency
+percentiles (click to result) as JSON.
 """
 
 from __future__ import annotations
@@ -135,21 +137,24 @@ async def _session(browser, url: str, timeout: float, index: int, gate: _Gate) -
     return out
 
 
-async def _run(url: str, sessions: int, timeout: float, budget: float) -> list[dict]:
+async def _run(url: str, sessions: int, timeout: float, budget: float, browsers: int = 1) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        launched = [await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+                    for _ in range(max(1, min(browsers, sessions)))]
         try:
             gate = _Gate(sessions)
-            tasks = [asyncio.create_task(_session(browser, url, timeout, i, gate)) for i in range(sessions)]
+            tasks = [asyncio.create_task(_session(launched[i % len(launched)], url, timeout, i, gate))
+                     for i in range(sessions)]
             done, pending = await asyncio.wait(tasks, timeout=budget)
             for task in pending:
                 task.cancel()
             results = [t.result() for t in done]
             results += [{"ok": False, "error": "over the test's time budget"} for _ in pending]
         finally:
-            await browser.close()
+            for browser in launched:
+                await browser.close()
     return results
 
 
@@ -187,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, default=300.0, help="seconds for the whole test")
     p.add_argument("--workers", type=int, help="gunicorn workers when the script starts the server "
                    "(default: app/gunicorn_conf.py's)")
+    p.add_argument("--browser-nice", type=int, default=10,
+                   help="niceness of the browsers (default 10): real users' browsers do not take the server's CPU; "
+                   "0 to let them compete on equal terms")
+    p.add_argument("--browsers", type=int, default=1,
+                   help="chromium instances the sessions are spread over (each has one GPU/compositor process)")
     args = p.parse_args(argv)
     if not 1 <= args.sessions <= 100:
         p.error("--sessions must be between 1 and 100")
@@ -194,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("only loopback URLs (127.0.0.0/8, localhost, ::1) may be load-tested")
     with contextlib.ExitStack() as stack:
         url = args.url or stack.enter_context(_server(args.workers))
+        if args.browser_nice:  # from here on, started processes (Playwright's driver, chromium) run at lower priority
+            os.nice(args.browser_nice)
         results = asyncio.run(_run(url + (("?" + args.query) if args.query else ""), args.sessions,
-                                   args.timeout, args.budget))
+                                   args.timeout, args.budget, args.browsers))
     report = summarise(results)
     print(json.dumps(report, indent=1))
     return 0 if report["failed"] == 0 else 1
