@@ -121,7 +121,8 @@ def field(page, kind: str, name: str, method: str | None = None):
 @pytest.mark.parametrize("benchmark", solvers.benchmarks())
 def test_two_methods_fill_every_chart_and_the_3d_view(page, live_server, benchmark, record_property):
     d = solvers.describe(benchmark)
-    methods = solvers.methods(benchmark)[:2]
+    # seed 002's method 1 (rotvec_rk45) fails at the rotation-vector singularity by design (tests/test_rotvec.py)
+    methods = [m for m in solvers.methods(benchmark) if m != "rotvec_rk45"][:2]
     t_end = min(d["default_t_end"], 2.0)
     open_page(page, link(live_server, benchmark=benchmark, methods=",".join(methods), h=d["default_h"], t_end=t_end))
     assert page.locator("#benchmark-info").inner_text().startswith(d["title"])

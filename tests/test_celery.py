@@ -22,7 +22,7 @@ from conftest import REPO_ROOT, _free_port, _on_ci
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("celery")]
 
-START_TIMEOUT = 120
+START_TIMEOUT = 300  # s: worker and web load the compiled kernels; slow on a loaded 2-core machine
 WORKER_LOG: dict[str, object] = {}  # the running worker's log file, for the tests to check where jobs ran
 
 
