@@ -10,6 +10,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -22,7 +23,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 RUN_TIMEOUT_MS = 60_000
 CHARTS = ("trajectory-graph", "energy-graph", "constraint-graph", "orthogonality-graph", "momentum-graph")
-DOCS_IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
 
 # Per chart: number of traces, points of the first trace, its last time, and any "why empty" annotation.
 CHARTS_JS = """(ids) => Object.fromEntries(ids.map(id => {
@@ -290,7 +290,7 @@ def test_invalid_step_shows_message_and_runs_nothing(page, live_server, step):
     assert page.is_enabled("#run")
 
 
-def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_property):
+def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_property, tmp_path):
     open_page(page, link(live_server, benchmark="spatial_double_pendulum", methods="rattlie,lie_galpha", h="0.002",
                          t_end="5"))
     run_and_wait(page)
@@ -310,12 +310,14 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.integratorLab.time") == paused  # paused means paused
 
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
+    # the docs' screenshots: INTEGRATOR_LAB_SCREENSHOTS=docs/img pytest ... (else taken into a temporary directory)
+    shots = Path(os.environ.get("INTEGRATOR_LAB_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 900})
     page.wait_for_timeout(500)
-    page.screenshot(path=str(DOCS_IMG / "run-page.png"), full_page=True)
-    page.locator(".scene-card").screenshot(path=str(DOCS_IMG / "run-scene.png"))
-    assert (DOCS_IMG / "run-page.png").stat().st_size > 10_000
+    page.screenshot(path=str(shots / "run-page.png"), full_page=True)
+    page.locator(".scene-card").screenshot(path=str(shots / "run-scene.png"))
+    assert (shots / "run-page.png").stat().st_size > 10_000
     page.evaluate("() => Plotly.relayout(document.querySelector('#energy-graph .js-plotly-plot'), "
                   "{'xaxis.range': [1, 2]})")
     page.wait_for_function(
