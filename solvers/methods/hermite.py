@@ -115,11 +115,78 @@ def _stages(q0, v0, dx, d1, h, W, D, Q, V):
 
 
 @njit(cache=True, inline="always")
-def _gradient(a, b, W, D, h, F, MV, out):
-    """out = sum_j b_j [h W_ja f(Q_j) + D_ja M V_j] (= dL_d/dX_a for position parameters, (1/h) dL_d/dv for slopes)."""
-    for r in range(out.shape[0]):
-        out[r] = (b[0] * (h * W[0, a] * F[0, r] + D[0, a] * MV[0, r])
-                  + b[1] * (h * W[1, a] * F[1, r] + D[1, a] * MV[1, r]))
+def _gradient(a, b, W, D, h, F, MV, out, off):
+    """out[off:off + n] = sum_j b_j [h W_ja f(Q_j) + D_ja M V_j] (= dL_d/dX_a for position parameters, (1/h) dL_d/dv
+    for slopes)."""
+    for r in range(F.shape[1]):
+        out[off + r] = (b[0] * (h * W[0, a] * F[0, r] + D[0, a] * MV[0, r])
+                        + b[1] * (h * W[1, a] * F[1, r] + D[1, a] * MV[1, r]))
+
+
+@njit(cache=True, inline="always")
+def _forces(cd, Q, F):
+    """F[j] = f(Q[j]) for both Gauss points (coords.force without row views: in every Newton iteration)."""
+    f0 = cd[1]
+    ct = cd[2]
+    for j in range(2):
+        for i in range(Q.shape[1]):
+            F[j, i] = f0[i]
+        for k in range(ct.shape[0]):
+            i = int(ct[k, 0])
+            F[j, i] += ct[k, 1] * np.sin(Q[j, i] + ct[k, 2])
+
+
+@njit(cache=True, inline="always")
+def _schur_solve(S, x, m):
+    """Solve S[:m,:m] x = x[:m] in place: linalg.lu_solve_inplace's elimination and substitution, the same operations
+    in the same order, inlined (no compiled call with array arguments in every Newton iteration)."""
+    scale = 0.0
+    for i in range(m):
+        for j in range(m):
+            scale = max(scale, abs(S[i, j]))
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for k in range(m):
+        p = k
+        big = abs(S[k, k])
+        for i in range(k + 1, m):
+            v = abs(S[i, k])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        if p != k:
+            for j in range(m):
+                tmp = S[k, j]
+                S[k, j] = S[p, j]
+                S[p, j] = tmp
+            tmp = x[k]
+            x[k] = x[p]
+            x[p] = tmp
+        inv = 1.0 / S[k, k]
+        for i in range(k + 1, m):
+            S[i, k] *= inv
+            f = S[i, k]
+            if f != 0.0:
+                for j in range(k + 1, m):
+                    S[i, j] -= f * S[k, j]
+    for i in range(m):
+        s = x[i]
+        for j in range(i):
+            s -= S[i, j] * x[j]
+        x[i] = s
+    for i in range(m - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, m):
+            s -= S[i, j] * x[j]
+        x[i] = s / S[i, i]
+    return True
+
+
+# inlined form of the constraint Jacobian at q_{k+1} (in every Newton iteration)
+_constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
 
 
 @njit(cache=True, error_model="numpy")
@@ -263,15 +330,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     res[r] = 0.0
             else:
                 _stages(y, v0, dx, d1, h, W, D, Q, V)
+                _forces(cd, Q, F)
                 for j in range(2):
-                    coords.force(cd, Q[j], F[j])
                     for r in range(n):
                         s = 0.0
                         for c in range(n):
                             s += M[r, c] * V[j, c]
                         MV[j, r] = s
-                _gradient(0, b, W, D, h, F, MV, res[0:n])
-                _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
+                _gradient(0, b, W, D, h, F, MV, res, 0)
+                _gradient(1, b, W, D, h, F, MV, res, n)
                 for r in range(n):
                     s = p0[r]
                     for e in range(m):
@@ -279,7 +346,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     res[r] += s
             for r in range(n):
                 qd1[r] = y[r] + h * d1[r]  # q_{k+1}
-            coords.constraint_jacobian(cd, qd1, phi, G1)
+            _constraint_jacobian(cd, qd1, phi, G1)
             for e in range(m):
                 res[2 * n + e] = phi[e] / h
             rmax = 0.0
@@ -335,7 +402,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for c in range(n):
                         acc_s += G1[e, c] * Y[n + c, f]
                     S[e, f] = acc_s
-            if m > 0 and not lu_solve_inplace(S, bs, m):
+            if m > 0 and not _schur_solve(S, bs, m):
                 info[0] = t
                 return st, kernels.SINGULAR, n_saved
             for e in range(m):
@@ -378,14 +445,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return st, kernels.NEWTON, n_saved
         # converged: stages once more, p_{k+1} = dL_d/dq_{k+1}, then qdot_{k+1} (optionally projected)
         _stages(y, v0, dx, d1, h, W, D, Q, V)
+        _forces(cd, Q, F)
         for j in range(2):
-            coords.force(cd, Q[j], F[j])
             for r in range(n):
                 s = 0.0
                 for c in range(n):
                     s += M[r, c] * V[j, c]
                 MV[j, r] = s
-        _gradient(2, b, W, D, h, F, MV, p1)
+        _gradient(2, b, W, D, h, F, MV, p1, 0)
         for r in range(n):
             qd1[r] = y[r] + h * d1[r]
         for r in range(n):
