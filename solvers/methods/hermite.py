@@ -63,7 +63,6 @@ from .. import kernels, tableaus
 from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
-from .spark import difference_acceleration
 
 # an update that no longer decreases but is below this is taken as converged to round-off
 STAGNATION = 1e-7
@@ -185,8 +184,11 @@ def _schur_solve(S, x, m):
     return True
 
 
-# inlined form of the constraint Jacobian at q_{k+1} (in every Newton iteration)
+# inlined forms (no compiled call with array arguments: atomic reference counting) of the model and linear-algebra
+# helpers called in every Newton iteration (constraint Jacobian at q_{k+1}) or every step
 _constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
+_diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
+_lu_solve_factored = njit(inline="always")(lu_solve_factored.py_func)
 
 
 @njit(cache=True, error_model="numpy")
@@ -475,7 +477,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 info[0] = t + h
                 return st, kernels.SINGULAR, n_saved
         else:
-            lu_solve_factored(MLU, mpiv, bs, n)
+            _lu_solve_factored(MLU, mpiv, bs, n)
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
@@ -493,11 +495,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             muh1[e] = mu[e]
         for r in range(ny):
             y[r] = ydot[r]
-        difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
+        for r in range(n):  # spark.difference_acceleration without the view y[n:]
+            if k + 1 <= 1:
+                acc[n + r] = (y[n + r] - w_old[r]) / h
+            else:
+                acc[n + r] = (3.0 * y[n + r] - 4.0 * w_old[r] + w_older[r]) / (2.0 * h)
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]
-        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
+        _diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         g0_ready = True
         n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
