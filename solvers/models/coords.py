@@ -167,7 +167,7 @@ def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
         JF[i, i] += ct[k, 1] * np.cos(q[i] + ct[k, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _pt(pt: np.ndarray, q: np.ndarray) -> tuple:
     """Point pt at q as scalars (no allocation): (i, Px, Py, Jx0, Jy0, Jx1, Jy1, Jx2, Jy2, ddPx, ddPy, k).
 
@@ -194,7 +194,7 @@ def _pt(pt: np.ndarray, q: np.ndarray) -> tuple:
     return i, ax * s, -ax * c, ax * c, ax * s, 0.0, 0.0, 0.0, 0.0, -ax * s, ax * c, i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _col(p: tuple, c: int) -> tuple[float, float]:
     """Column c of the Jacobian of point p (_pt)."""
     s = c - p[0]
@@ -472,7 +472,7 @@ def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _coincide_rows(G: np.ndarray, row: int, pa: tuple, pb: tuple, n: int) -> None:
     """G[row:row + 2] = J_a - J_b from the (at most 3) nonzero columns of each point (_pt): the same values as
     column-by-column differences (x + 0 = x, 0 - y = -y)."""
