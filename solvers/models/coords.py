@@ -207,7 +207,7 @@ def _col(p: tuple, c: int) -> tuple[float, float]:
     return 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint point: no call overhead
 def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
     """Velocity J qdot of point p (_pt) and the term dJ/dt qdot = (d2P/dq_k^2) qdot_k^2 (the point depends
     nonlinearly on at most one angle q_k)."""
