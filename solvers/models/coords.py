@@ -222,7 +222,7 @@ def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
     return vx, vy, p[9] * w2, p[10] * w2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
 def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
               off: int) -> int:
     """constraint_terms into rows off.. of phi, G, gq; phi[o] is written before gq[o] (rhs passes one array)."""
@@ -453,7 +453,7 @@ def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
 def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
     """Total energy qdot^T M qdot / 2 + U(q)."""
     M = data[0]
