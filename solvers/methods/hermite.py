@@ -63,7 +63,6 @@ from .. import kernels, tableaus
 from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
-from .spark import difference_acceleration
 
 # an update that no longer decreases but is below this is taken as converged to round-off
 STAGNATION = 1e-7
@@ -115,11 +114,83 @@ def _stages(q0, v0, dx, d1, h, W, D, Q, V):
 
 
 @njit(cache=True, inline="always")
-def _gradient(a, b, W, D, h, F, MV, out):
-    """out = sum_j b_j [h W_ja f(Q_j) + D_ja M V_j] (= dL_d/dX_a for position parameters, (1/h) dL_d/dv for slopes)."""
-    for r in range(out.shape[0]):
-        out[r] = (b[0] * (h * W[0, a] * F[0, r] + D[0, a] * MV[0, r])
-                  + b[1] * (h * W[1, a] * F[1, r] + D[1, a] * MV[1, r]))
+def _gradient(a, b, W, D, h, F, MV, out, off):
+    """out[off:off + n] = sum_j b_j [h W_ja f(Q_j) + D_ja M V_j] (= dL_d/dX_a for position parameters, (1/h) dL_d/dv
+    for slopes)."""
+    for r in range(F.shape[1]):
+        out[off + r] = (b[0] * (h * W[0, a] * F[0, r] + D[0, a] * MV[0, r])
+                        + b[1] * (h * W[1, a] * F[1, r] + D[1, a] * MV[1, r]))
+
+
+@njit(cache=True, inline="always")
+def _forces(cd, Q, F):
+    """F[j] = f(Q[j]) for both Gauss points (coords.force without row views: in every Newton iteration)."""
+    f0 = cd[1]
+    ct = cd[2]
+    for j in range(2):
+        for i in range(Q.shape[1]):
+            F[j, i] = f0[i]
+        for k in range(ct.shape[0]):
+            i = int(ct[k, 0])
+            F[j, i] += ct[k, 1] * np.sin(Q[j, i] + ct[k, 2])
+
+
+@njit(cache=True, inline="always")
+def _schur_solve(S, x, m):
+    """Solve S[:m,:m] x = x[:m] in place: linalg.lu_solve_inplace's elimination and substitution, the same operations
+    in the same order, inlined (no compiled call with array arguments in every Newton iteration)."""
+    scale = 0.0
+    for i in range(m):
+        for j in range(m):
+            scale = max(scale, abs(S[i, j]))
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for k in range(m):
+        p = k
+        big = abs(S[k, k])
+        for i in range(k + 1, m):
+            v = abs(S[i, k])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        if p != k:
+            for j in range(m):
+                tmp = S[k, j]
+                S[k, j] = S[p, j]
+                S[p, j] = tmp
+            tmp = x[k]
+            x[k] = x[p]
+            x[p] = tmp
+        inv = 1.0 / S[k, k]
+        for i in range(k + 1, m):
+            S[i, k] *= inv
+            f = S[i, k]
+            if f != 0.0:
+                for j in range(k + 1, m):
+                    S[i, j] -= f * S[k, j]
+    for i in range(m):
+        s = x[i]
+        for j in range(i):
+            s -= S[i, j] * x[j]
+        x[i] = s
+    for i in range(m - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, m):
+            s -= S[i, j] * x[j]
+        x[i] = s / S[i, i]
+    return True
+
+
+# inlined forms (no compiled call with array arguments: atomic reference counting) of the model and linear-algebra
+# helpers called in every Newton iteration (constraint Jacobian at q_{k+1}) or every step
+_constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
+_diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
+_lu_solve_factored = njit(inline="always")(lu_solve_factored.py_func)
+_state_ok = njit(inline="always")(kernels.state_ok.py_func)
+_record = njit(inline="always")(kernels.record.py_func)
 
 
 @njit(cache=True, error_model="numpy")
@@ -263,15 +334,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     res[r] = 0.0
             else:
                 _stages(y, v0, dx, d1, h, W, D, Q, V)
+                _forces(cd, Q, F)
                 for j in range(2):
-                    coords.force(cd, Q[j], F[j])
                     for r in range(n):
                         s = 0.0
                         for c in range(n):
                             s += M[r, c] * V[j, c]
                         MV[j, r] = s
-                _gradient(0, b, W, D, h, F, MV, res[0:n])
-                _gradient(1, b, W, D, h, F, MV, res[n : 2 * n])
+                _gradient(0, b, W, D, h, F, MV, res, 0)
+                _gradient(1, b, W, D, h, F, MV, res, n)
                 for r in range(n):
                     s = p0[r]
                     for e in range(m):
@@ -279,7 +350,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     res[r] += s
             for r in range(n):
                 qd1[r] = y[r] + h * d1[r]  # q_{k+1}
-            coords.constraint_jacobian(cd, qd1, phi, G1)
+            _constraint_jacobian(cd, qd1, phi, G1)
             for e in range(m):
                 res[2 * n + e] = phi[e] / h
             rmax = 0.0
@@ -335,7 +406,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for c in range(n):
                         acc_s += G1[e, c] * Y[n + c, f]
                     S[e, f] = acc_s
-            if m > 0 and not lu_solve_inplace(S, bs, m):
+            if m > 0 and not _schur_solve(S, bs, m):
                 info[0] = t
                 return st, kernels.SINGULAR, n_saved
             for e in range(m):
@@ -378,14 +449,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return st, kernels.NEWTON, n_saved
         # converged: stages once more, p_{k+1} = dL_d/dq_{k+1}, then qdot_{k+1} (optionally projected)
         _stages(y, v0, dx, d1, h, W, D, Q, V)
+        _forces(cd, Q, F)
         for j in range(2):
-            coords.force(cd, Q[j], F[j])
             for r in range(n):
                 s = 0.0
                 for c in range(n):
                     s += M[r, c] * V[j, c]
                 MV[j, r] = s
-        _gradient(2, b, W, D, h, F, MV, p1)
+        _gradient(2, b, W, D, h, F, MV, p1, 0)
         for r in range(n):
             qd1[r] = y[r] + h * d1[r]
         for r in range(n):
@@ -408,11 +479,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 info[0] = t + h
                 return st, kernels.SINGULAR, n_saved
         else:
-            lu_solve_factored(MLU, mpiv, bs, n)
+            _lu_solve_factored(MLU, mpiv, bs, n)
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
-        if not kernels.state_ok(ydot):
+        if not _state_ok(ydot):
             info[0] = t + h
             return st, kernels.NONFINITE, n_saved
         # histories for the predictor
@@ -426,13 +497,17 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             muh1[e] = mu[e]
         for r in range(ny):
             y[r] = ydot[r]
-        difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
+        for r in range(n):  # spark.difference_acceleration without the view y[n:]
+            if k + 1 <= 1:
+                acc[n + r] = (y[n + r] - w_old[r]) / h
+            else:
+                acc[n + r] = (3.0 * y[n + r] - 4.0 * w_old[r] + w_older[r]) / (2.0 * h)
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]
-        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
+        _diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         g0_ready = True
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
 
 

@@ -167,7 +167,7 @@ def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
         JF[i, i] += ct[k, 1] * np.cos(q[i] + ct[k, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _pt(pt: np.ndarray, q: np.ndarray) -> tuple:
     """Point pt at q as scalars (no allocation): (i, Px, Py, Jx0, Jy0, Jx1, Jy1, Jx2, Jy2, ddPx, ddPy, k).
 
@@ -194,7 +194,7 @@ def _pt(pt: np.ndarray, q: np.ndarray) -> tuple:
     return i, ax * s, -ax * c, ax * c, ax * s, 0.0, 0.0, 0.0, 0.0, -ax * s, ax * c, i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _col(p: tuple, c: int) -> tuple[float, float]:
     """Column c of the Jacobian of point p (_pt)."""
     s = c - p[0]
@@ -207,7 +207,7 @@ def _col(p: tuple, c: int) -> tuple[float, float]:
     return 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint point: no call overhead
 def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
     """Velocity J qdot of point p (_pt) and the term dJ/dt qdot = (d2P/dq_k^2) qdot_k^2 (the point depends
     nonlinearly on at most one angle q_k)."""
@@ -222,7 +222,7 @@ def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
     return vx, vy, p[9] * w2, p[10] * w2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
 def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
               off: int) -> int:
     """constraint_terms into rows off.. of phi, G, gq; phi[o] is written before gq[o] (rhs passes one array)."""
@@ -453,7 +453,7 @@ def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
 def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
     """Total energy qdot^T M qdot / 2 + U(q)."""
     M = data[0]
@@ -472,7 +472,7 @@ def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per constraint and column: no call overhead
 def _coincide_rows(G: np.ndarray, row: int, pa: tuple, pb: tuple, n: int) -> None:
     """G[row:row + 2] = J_a - J_b from the (at most 3) nonzero columns of each point (_pt): the same values as
     column-by-column differences (x + 0 = x, 0 - y = -y)."""
