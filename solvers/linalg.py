@@ -146,5 +146,16 @@ def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
     return True
 
 
-# numba-IR inlined form for hot loops (a compiled call with array arguments costs atomic reference counting)
+# numba-IR inlined forms for hot loops (a compiled call with array arguments costs atomic reference counting)
 inv3_into_inline = njit(inline="always")(inv3_into.py_func)
+_lu_factor_inline = njit(inline="always")(_lu_factor.py_func)
+_substitute_inline = njit(inline="always")(_substitute.py_func)
+
+
+@njit(inline="always")
+def lu_solve_inline(A: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """lu_solve_inplace, inlined into the caller (the same operations in the same order)."""
+    if not _lu_factor_inline(A, None, b, n):
+        return False
+    _substitute_inline(A, b, n)
+    return True

@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, tableaus
-from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inline, lu_solve_inplace
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -133,55 +133,6 @@ def _forces(cd, Q, F):
         for k in range(ct.shape[0]):
             i = int(ct[k, 0])
             F[j, i] += ct[k, 1] * np.sin(Q[j, i] + ct[k, 2])
-
-
-@njit(cache=True, inline="always")
-def _schur_solve(S, x, m):
-    """Solve S[:m,:m] x = x[:m] in place: linalg.lu_solve_inplace's elimination and substitution, the same operations
-    in the same order, inlined (no compiled call with array arguments in every Newton iteration)."""
-    scale = 0.0
-    for i in range(m):
-        for j in range(m):
-            scale = max(scale, abs(S[i, j]))
-    if scale == 0.0 or not np.isfinite(scale):
-        return False
-    tiny = 1e-14 * scale
-    for k in range(m):
-        p = k
-        big = abs(S[k, k])
-        for i in range(k + 1, m):
-            v = abs(S[i, k])
-            if v > big:
-                big = v
-                p = i
-        if big <= tiny:
-            return False
-        if p != k:
-            for j in range(m):
-                tmp = S[k, j]
-                S[k, j] = S[p, j]
-                S[p, j] = tmp
-            tmp = x[k]
-            x[k] = x[p]
-            x[p] = tmp
-        inv = 1.0 / S[k, k]
-        for i in range(k + 1, m):
-            S[i, k] *= inv
-            f = S[i, k]
-            if f != 0.0:
-                for j in range(k + 1, m):
-                    S[i, j] -= f * S[k, j]
-    for i in range(m):
-        s = x[i]
-        for j in range(i):
-            s -= S[i, j] * x[j]
-        x[i] = s
-    for i in range(m - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, m):
-            s -= S[i, j] * x[j]
-        x[i] = s / S[i, i]
-    return True
 
 
 # inlined forms (no compiled call with array arguments: atomic reference counting) of the model and linear-algebra
@@ -406,7 +357,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for c in range(n):
                         acc_s += G1[e, c] * Y[n + c, f]
                     S[e, f] = acc_s
-            if m > 0 and not _schur_solve(S, bs, m):
+            if m > 0 and not lu_solve_inline(S, bs, m):
                 info[0] = t
                 return st, kernels.SINGULAR, n_saved
             for e in range(m):
