@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from solvers.result import _plain
+
 Figure = dict  # a plotly figure as plain data ({"data": [...], "layout": {...}}): no validation cost per call
 
 BUCKETS = 1000  # min/max buckets per trace: at most 2 * BUCKETS points, about one pair per pixel column
@@ -518,25 +520,9 @@ def results_csv(results: Sequence[dict]) -> str:
     return buf.getvalue()
 
 
-def _json_plain(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        if x.dtype.kind == "f":
-            obj = x.astype(object)
-            obj[~np.isfinite(x)] = None
-            return obj.tolist()
-        return x.tolist()
-    if isinstance(x, dict):
-        return {k: _json_plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_plain(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
 def results_json(results: Sequence[dict]) -> str:
     """All runs as JSON (NaN as null)."""
-    return json.dumps({"runs": [_json_plain(r) for r in results]})
+    return json.dumps({"runs": [_plain(r) for r in results]})
 
 
 def schematic_svg(points: np.ndarray, point_names: Sequence[str], gravity: Sequence[float] | None,

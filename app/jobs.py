@@ -24,7 +24,7 @@ import numpy as np
 
 import solvers
 from solvers.registry import BENCHMARKS, METHODS
-from solvers.result import SERIES
+from solvers.result import SERIES, _plain
 
 MAX_SAMPLES = 2000  # samples of run_job's JSON output (the summary still covers every step)
 STORE_SAMPLES = 20_000  # samples kept per cached run; the charts decimate them by min/max per pixel bucket
@@ -104,16 +104,6 @@ def parse_value(raw: Any) -> Any:
     except ValueError:
         raise ValueError(f"{text!r} is not a number or a list of numbers such as [0, 0, 0.7]") from None
     return numbers[0] if len(numbers) == 1 else numbers
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
 
 
 def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -305,8 +295,7 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
         return {**base, "status": "error", "message": str(exc), "cpu_time": 0.0, "wall_time": 0.0, "steps": 0,
                 "newton_iterations": 0, "summary": {}, "point_names": [], **{s: empty for s in SERIES},
                 "points": np.zeros((0, 0, 3)), "state": {}}
-    summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else _plain(v))
-               for k, v in res.summary.items()}
+    summary = _plain(dict(res.summary))
     message = limit_text if res.status == "cancelled" and deadline is not None and not deadline() else res.message
     out = {**base, "status": res.status, "message": message, "cpu_time": float(res.cpu_time),
            "wall_time": time.perf_counter() - started, "steps": int(res.steps),
