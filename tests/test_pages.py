@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from test_browser import choose
 
 import solvers
 from app import convergence as conv
@@ -312,24 +313,6 @@ def _screenshot(page, name: str, height: int | None = None) -> None:
         page.screenshot(path=str(Path(directory) / name), full_page=True, clip=clip)
 
 
-def _choose(page, dropdown_id: str, values: list[str]) -> None:
-    """Make ``values`` the selection of a Dash 4 multi dropdown, through its popover."""
-    dropdown = page.locator(f"#{dropdown_id}")
-    clear = dropdown.locator(".dash-dropdown-clear")
-    if clear.count():
-        clear.click()
-    for value in values:
-        dropdown.click()
-        option = page.locator(f'[role="option"]:has(input[value="{value}"])')
-        if option.get_attribute("aria-selected") != "true":
-            option.click()
-        page.keyboard.press("Escape")
-    page.wait_for_function(
-        "([id, n]) => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === n",
-        arg=[dropdown_id, len(values)],
-    )
-
-
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # the browser tests are skipped without Playwright (conftest.py)
@@ -358,7 +341,7 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
     page.wait_for_selector("#conv-order-graph .main-svg")
     load = time.perf_counter() - start
     assert page.locator("#conv-benchmark").inner_text().startswith("3D pendulum")
-    _choose(page, "conv-methods", ["rk4", "rattlie"])
+    choose(page, "conv-methods", ["rk4", "rattlie"])
     page.fill("#conv-h", "0.01")
     page.fill("#conv-levels", "3")
     page.fill("#conv-t-end", "1")
@@ -411,7 +394,7 @@ def test_convergence_page_refuses_too_much_work_and_cancels(page, live_server, r
     page.fill("#conv-h", "0.008")
     page.fill("#conv-levels", "6")
     page.fill("#conv-t-end", "4")
-    _choose(page, "conv-methods", ["rk4", "rattlie", "lgvi", "lie_galpha"])
+    choose(page, "conv-methods", ["rk4", "rattlie", "lgvi", "lie_galpha"])
     page.click("#conv-run")
     page.wait_for_selector("#conv-status .status-running:has-text('% of all steps')", timeout=PROGRESS_TIMEOUT_MS)
     start = time.perf_counter()
