@@ -100,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
-           "status": res.status, "message": res.message, **res.summary, "options": res.options}
+           "status": res.status, "message": res.message, "warnings": res.warnings, **res.summary,
+           "options": res.options}
     if args.out:
         try:
             res.save(args.out)

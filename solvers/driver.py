@@ -13,7 +13,7 @@ from . import kernels
 from .methods.base import Method
 from .models import dispatch
 from .models.base import Model
-from .result import Result
+from .result import Result, physics_warnings
 
 # wall time one chunk of steps should take, so progress and cancel stay responsive
 CHUNK_SECONDS = 0.05
@@ -175,4 +175,6 @@ def run(
         steps=k,
         newton_iterations=newton,
         summary=summary,
+        # a failed or diverged run's message already says what went wrong
+        warnings=physics_warnings(summary, e0, model.scales) if status in ("ok", "cancelled") else [],
     )

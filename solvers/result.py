@@ -12,6 +12,9 @@ import numpy as np
 
 STATUSES = ("ok", "diverged", "failed", "cancelled")
 
+# an orthogonality error |R^T R - I| above this means the rotations visibly left SO(3)
+ORTHOGONALITY_LIMIT = 1e-6
+
 SERIES = (
     "t",
     "energy",
@@ -44,6 +47,49 @@ def _plain(x: Any) -> Any:
     return x
 
 
+def physics_warnings(summary: dict[str, Any], energy0: float, scales: Any) -> list[str]:
+    """Sentences flagging a run whose numbers are physically implausible, though it reached t_end.
+
+    ``scales`` is the model's :class:`solvers.models.base.Scales` (or None: no warnings but SO(3)). A run
+    is flagged when its constraint drift exceeds 1 % of the mechanism's size, when its energy error exceeds
+    E0 - U_min (the largest kinetic energy the exact motion can reach), or when its rotations left SO(3).
+    """
+    out: list[str] = []
+
+    def big(key: str, limit: float) -> float | None:
+        v = summary.get(key)
+        if v is None or not np.isfinite(limit) or limit <= 0:
+            return None
+        v = float(v)
+        if np.isnan(v):
+            return None
+        return v if not v <= limit else None  # inf counts as too big
+
+    if scales is not None:
+        unit = scales.constraint_unit
+        drift = big("max_constraint_position", scales.constraint)
+        if drift is not None:
+            out.append(
+                f"the bodies drifted off the constraints by {drift:.3g} {unit} (the mechanism is "
+                f"{scales.length:.3g} m; 1 % of it is {scales.constraint:.3g} {unit}): the trajectory is not "
+                "the mechanism's motion"
+            )
+        reach = float(energy0) - scales.potential_min if np.isfinite(energy0) else float("nan")
+        err = big("max_energy_error", reach)
+        if err is not None:
+            out.append(
+                f"the energy error {err:.3g} J exceeds the largest kinetic energy the exact motion can reach "
+                f"({reach:.3g} J): the energy is not conserved in any useful sense"
+            )
+    ortho = big("max_orthogonality_error", ORTHOGONALITY_LIMIT)
+    if ortho is not None:
+        out.append(
+            f"the rotations left SO(3): |R^T R - I| reached {ortho:.3g} (limit {ORTHOGONALITY_LIMIT:g}), so "
+            "the attitudes are not rotations"
+        )
+    return out
+
+
 @dataclass
 class Result:
     """Saved samples (equal-length arrays), the run's status and its summary over ALL steps."""
@@ -72,6 +118,7 @@ class Result:
     steps: int
     newton_iterations: int
     summary: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # physics_warnings: implausible numbers of a finished run
 
     @property
     def ok(self) -> bool:
@@ -93,6 +140,7 @@ class Result:
             "steps": self.steps,
             "newton_iterations": self.newton_iterations,
             "summary": self.summary,
+            "warnings": list(self.warnings),
             "point_names": list(self.point_names),
         }
         for name in SERIES:

@@ -68,6 +68,21 @@ class Param:
         return f" an array of shape {self.shape}" if not always else f"an array of shape {self.shape}"
 
 
+@dataclass(frozen=True)
+class Scales:
+    """Physical sizes of a built benchmark, for the plausibility warnings of solvers.result.
+
+    ``length``: the mechanism's size (m); ``potential_min``: the lowest potential energy the mechanism can
+    reach (J), so E0 - potential_min bounds the kinetic energy of the exact motion; ``constraint``: the
+    constraint residual (in ``constraint_unit``) that counts as visibly off the mechanism (1 % of its size).
+    """
+
+    length: float
+    potential_min: float
+    constraint: float
+    constraint_unit: str = "m"
+
+
 @dataclass
 class Model:
     """A built benchmark: the arrays a kernel reads, the initial state and how to read states back.
@@ -83,6 +98,7 @@ class Model:
     points: Callable[[np.ndarray], np.ndarray]
     point_names: tuple[str, ...]
     extra: dict[str, Any] = field(default_factory=dict)
+    scales: Scales | None = None  # None: no plausibility warnings (e.g. no potential, no constraints)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import coords
-from .base import Benchmark, Model, Param
+from .base import Benchmark, Model, Param, Scales
 
 PARAMS = {
     "m1": Param(1.0, "mass of bar 1", "kg", positive=True),
@@ -52,6 +52,9 @@ def build(p: dict[str, Any]) -> Model:
         coords.unpack_q,
         lambda st: coords.point_positions(data, st[:, :4]),
         ("O0", "O1", "O2"),
+        # the constraints are |O_i - O_i-1|^2 - l_i^2: a bar 1 % too long is off by (1.01^2 - 1) l_i^2
+        scales=Scales(l1 + l2, -g * ((m1 + m2) / 2 * l1 + m2 / 2 * (l1 + l2)), (1.01**2 - 1) * min(l1, l2) ** 2,
+                      "m^2"),
     )
 
 

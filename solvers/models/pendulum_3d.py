@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import rigid
-from .base import Benchmark, Model, Param
+from .base import Benchmark, Model, Param, Scales
 
 
 def cardan_xyz(a: np.ndarray) -> np.ndarray:
@@ -66,6 +66,8 @@ def build(p: dict[str, Any]) -> Model:
         points,
         ("pivot", "centre of mass", "body x", "body y", "body z"),
         extra={"J_pivot": J, "J_com": Jc},
+        scales=Scales(float(np.linalg.norm(rho)), -m * p["g"] * float(np.linalg.norm(rho)),
+                      0.01 * float(np.linalg.norm(rho))),
     )
 
 

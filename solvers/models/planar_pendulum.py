@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import coords
-from .base import Benchmark, Model, Param
+from .base import Benchmark, Model, Param, Scales
 
 PARAMS = {
     "m": Param(2.0, "mass", "kg", positive=True),
@@ -35,6 +35,7 @@ def build(p: dict[str, Any]) -> Model:
         lambda st: {"theta": st[:, 0], "omega": st[:, 1]},
         lambda st: coords.point_positions(data, st[:, :1]),
         ("pivot", "centre of mass"),
+        scales=Scales(p["l"], -p["m"] * p["g"] * p["l"], 0.01 * p["l"]),
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import rigid
-from .base import Benchmark, Model, Param
+from .base import Benchmark, Model, Param, Scales
 
 R2_DEFAULT = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
 
@@ -56,6 +56,8 @@ def build(p: dict[str, Any]) -> Model:
         points,
         ("O", "A", "B"),
         extra={"mass": m, "inertia": J},
+        # lowest potential: both rods hanging along +e3, centres of mass at depths l/2 and 3l/2
+        scales=Scales(4 * half, -m * p["g"] * 4 * half, 0.01 * 4 * half),
     )
 
 

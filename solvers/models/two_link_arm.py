@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import coords
-from .base import Benchmark, Model, Param
+from .base import Benchmark, Model, Param, Scales
 
 PARAMS = {
     "m1": Param(1.0, "mass of link 1", "kg", positive=True),
@@ -63,6 +63,7 @@ def build(p: dict[str, Any]) -> Model:
         coords.unpack_q,
         lambda st: coords.point_positions(data, st[:, :6])[:, [0, 2, 4]],
         ("O", "tip of link 1", "tip of link 2"),
+        scales=Scales(l1 + l2, -g * (m1 * l1 / 2 + m2 * (l1 + l2 / 2)), 0.01 * (l1 + l2)),
     )
 
 
