@@ -342,11 +342,13 @@ def _fmt(value: Any) -> str:
 
 
 def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
-    """One row per run: the summary over every step, formatted; ``message`` and ``color`` added."""
+    """One row per run: the summary over every step, formatted; ``message`` (with the run's plausibility
+    warnings, solvers.result.physics_warnings) and ``color`` added."""
     rows = []
     for i, r in enumerate(results):
         s = r.get("summary") or {}
-        row = {"run": run_label(r), "status": r.get("status", "?"), "message": r.get("message") or "",
+        notes = [r.get("message") or ""] + [f"Warning: {w}." for w in r.get("warnings") or []]
+        row = {"run": run_label(r), "status": r.get("status", "?"), "message": " ".join(n for n in notes if n),
                "color": run_color(i)}
         for key, _ in SUMMARY_COLUMNS[2:]:
             row[key] = _fmt(s.get(key))

@@ -81,3 +81,15 @@ def test_cli_prints_the_warnings() -> None:
     )
     data = json.loads(out.stdout)
     assert len(data["warnings"]) == 2
+
+
+def test_the_run_table_shows_the_warnings() -> None:
+    from app import figures
+
+    res = simulate("two_link_arm", "rk4", h=0.02, t_end=100.0, max_samples=50).to_dict()
+    (row,) = figures.summary_rows([res])
+    assert row["message"].startswith("Warning: the bodies drifted off the constraints")
+    assert row["message"].count("Warning:") == 2
+    # a result cached before warnings existed still shows
+    del res["warnings"]
+    assert figures.summary_rows([res])[0]["message"] == ""
