@@ -1,4 +1,4 @@
-"""SO(3) / SO(2) toolkit for the compiled integrator kernels.
+"""SO(3) toolkit for the compiled integrator kernels (the one implementation every method uses).
 
 Every function is ``@numba.njit(cache=True)``, takes float64 numpy arrays (or floats) and returns newly
 allocated float64 arrays (or floats); no Python objects and no scipy, so the functions can be called from
@@ -15,8 +15,7 @@ Conventions (shared/ALGORITHMS.md section 0):
 
   ``T(w)^T = T(-w)``, ``T^-1(w) = I + W/2 + c(x) W^2`` with ``c(x) = (1 - (x/2) cot(x/2))/x^2`` and
   ``T^-T(w) = I - W/2 + c(x) W^2``.  ``c`` and ``T^-1`` are singular at ``|w| = 2 k pi`` (k >= 1).
-* Quaternions are unit quaternions, scalar first ``(q0, q1, q2, q3)``, Hamilton product, and
-  ``rot_from_quat(quat_mul(p, q)) == rot_from_quat(p) @ rot_from_quat(q)``.
+* Quaternions are unit quaternions, scalar first ``(q0, q1, q2, q3)``, Hamilton product convention.
 
 Small-angle series: the five coefficient functions of ALGORITHMS.md section 0 switch to their series at the
 thresholds given there (taken from StHante/liegroup, src/singular_functions.F90); they are the module
@@ -45,28 +44,15 @@ __all__ = [
     "c3_coef",
     "c_coef",
     "cardan_xyz",
-    "cardan_xyz_from_rot",
-    "cayley",
-    "cayley_inv",
     "cosc2",
     "cosc2_d",
     "cross",
-    "d_cayley",
-    "d_cayley_inv",
-    "d_tangent",
-    "d_tangent_inv",
     "d_tangent_inv_t",
-    "d_tangent_t",
     "expm_so3",
     "hat",
-    "log_so2",
     "logm_so3",
-    "mat3_solve",
     "orthogonality_error",
-    "quat_from_rot",
     "quat_from_rotvec",
-    "quat_mul",
-    "rot2",
     "rot_from_quat",
     "rot_x",
     "rot_y",
@@ -76,7 +62,6 @@ __all__ = [
     "sinc3",
     "sinc3_d",
     "tangent",
-    "tangent_inv",
     "tangent_inv_t",
     "tangent_t",
     "vee",
@@ -134,42 +119,6 @@ def cross(a, b):
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
     return out
-
-
-@numba.njit(cache=True)
-def mat3_solve(A, b):
-    """Solve ``A x = b`` for a 3x3 ``A`` and a 3-vector ``b`` (Gaussian elimination, partial pivoting).
-
-    A singular ``A`` gives inf/nan entries rather than an exception (no Python objects in kernels).
-    """
-    M = np.empty((3, 4))
-    for i in range(3):
-        for j in range(3):
-            M[i, j] = A[i, j]
-        M[i, 3] = b[i]
-    for k in range(3):
-        p = k
-        big = abs(M[k, k])
-        for i in range(k + 1, 3):
-            if abs(M[i, k]) > big:
-                big = abs(M[i, k])
-                p = i
-        if p != k:
-            for j in range(4):
-                tmp = M[k, j]
-                M[k, j] = M[p, j]
-                M[p, j] = tmp
-        for i in range(k + 1, 3):
-            f = M[i, k] / M[k, k]
-            for j in range(k, 4):
-                M[i, j] -= f * M[k, j]
-    x = np.empty(3)
-    for i in range(2, -1, -1):
-        s = M[i, 3]
-        for j in range(i + 1, 3):
-            s -= M[i, j] * x[j]
-        x[i] = s / M[i, i]
-    return x
 
 
 @numba.njit(cache=True)
@@ -419,13 +368,6 @@ def tangent_t(w):
 
 
 @numba.njit(cache=True)
-def tangent_inv(w):
-    """T(w)^-1 = I + W/2 + c(x) W^2 (ALGORITHMS.md section 0; liegroup ``tan_op_inv_s3``)."""
-    x = _norm3(w)
-    return _poly_i_w_w2(w, 0.5, c_coef(x))
-
-
-@numba.njit(cache=True)
 def tangent_inv_t(w):
     """T(w)^-T = I - W/2 + c(x) W^2 (ALGORITHMS.md section 0; liegroup ``tan_tr_inv_s3``)."""
     x = _norm3(w)
@@ -485,42 +427,6 @@ def _d_poly(w, a, alpha, beta, dalpha, dbeta):
 
 
 @numba.njit(cache=True)
-def d_tangent(w, a):
-    """Jacobian d/dw [T(w) a] for fixed a (derived from ALGORITHMS.md section 0's T)::
-
-        cosc2 hat(a) - cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
-
-    with cosc2_d = cosc2'(x)/x and sinc3_d = sinc3'(x)/x.
-    """
-    x = _norm3(w)
-    return _d_poly(w, a, -cosc2(x), sinc3(x), -cosc2_d(x), sinc3_d(x))
-
-
-@numba.njit(cache=True)
-def d_tangent_t(w, a):
-    """Jacobian d/dw [T(w)^T a] for fixed a (T^T(w) = T(-w); derived from ALGORITHMS.md section 0)::
-
-        -cosc2 hat(a) + cosc2_d (w x a) w^T - sinc3 (hat(w x a) + W hat(a)) + sinc3_d (w x (w x a)) w^T
-
-    with cosc2_d = cosc2'(x)/x and sinc3_d = sinc3'(x)/x.
-    """
-    x = _norm3(w)
-    return _d_poly(w, a, cosc2(x), sinc3(x), cosc2_d(x), sinc3_d(x))
-
-
-@numba.njit(cache=True)
-def d_tangent_inv(w, a):
-    """Jacobian d/dw [T(w)^-1 a] for fixed a::
-
-        -1/2 hat(a) - c(x) (W hat(a) + hat(w x a)) + c3(x) (w x (w x a)) w^T
-
-    (the sign of the hat(a) term flips with respect to D of ALGORITHMS.md section 0).
-    """
-    x = _norm3(w)
-    return _d_poly(w, a, 0.5, c_coef(x), 0.0, c3_coef(x))
-
-
-@numba.njit(cache=True)
 def d_tangent_inv_t(w, a):
     """D(w; a) = d/dw [T(w)^-T a] (ALGORITHMS.md section 0; liegroup ``d_tan_tr_inv_s3``)::
 
@@ -537,134 +443,14 @@ def d_tangent_inv_t(w, a):
 # ---------------------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
-def cayley(w):
-    """cay(w) = (I - W/2)^-1 (I + W/2) = I + 4/(4 + x^2) (W + W^2/2) (HLW GNI IV.8.3)."""
-    k = 4.0 / (4.0 + _dot3(w, w))
-    return _poly_i_w_w2(w, k, 0.5 * k)
-
-
-@numba.njit(cache=True)
-def cayley_inv(R):
-    """Inverse Cayley map w = vee(2 (R - I)(R + I)^-1) = 2 vee(R - R^T)/(1 + tr R) (HLW GNI IV.8.3).
-
-    Singular for rotation angle pi (tr R = -1).
-    """
-    f = 2.0 / (1.0 + R[0, 0] + R[1, 1] + R[2, 2])
-    w = np.empty(3)
-    w[0] = f * (R[2, 1] - R[1, 2])
-    w[1] = f * (R[0, 2] - R[2, 0])
-    w[2] = f * (R[1, 0] - R[0, 1])
-    return w
-
-
-@numba.njit(cache=True)
-def d_cayley(w):
-    """Left-trivialised differential of the Cayley map: cay(w)^-1 d/dt cay(w(t)) = hat(d_cayley(w) dw/dt),
-
-    d_cayley(w) = 4/(4 + x^2) (I - W/2), the Cayley analogue of T(w) (HLW GNI IV.8.3 give the
-    right-trivialised form dcay_W(H) = (I - W/2)^-1 H (I + W/2)^-1, i.e. 4/(4 + x^2) (I + W/2)).
-    """
-    k = 4.0 / (4.0 + _dot3(w, w))
-    out = _poly_i_w_w2(w, -0.5, 0.0)
-    for i in range(3):
-        for j in range(3):
-            out[i, j] *= k
-    return out
-
-
-@numba.njit(cache=True)
-def d_cayley_inv(w):
-    """Inverse of ``d_cayley(w)``: I + W/2 + w w^T / 4 (the Cayley analogue of T^-1)."""
-    out = _poly_i_w_w2(w, 0.5, 0.0)
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += 0.25 * w[i] * w[j]
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------------
 # SO(2)
 # ---------------------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
-def rot2(theta):
-    """Planar rotation [[cos, -sin], [sin, cos]] (ALGORITHMS.md section 0 conventions in 2-D)."""
-    c = math.cos(theta)
-    s = math.sin(theta)
-    R = np.empty((2, 2))
-    R[0, 0] = c
-    R[0, 1] = -s
-    R[1, 0] = s
-    R[1, 1] = c
-    return R
-
-
-@numba.njit(cache=True)
-def log_so2(R2):
-    """Angle in (-pi, pi] of a planar rotation: atan2(R10 - R01, R00 + R11) (-pi is mapped to pi)."""
-    theta = math.atan2(R2[1, 0] - R2[0, 1], R2[0, 0] + R2[1, 1])
-    if theta <= -math.pi:
-        theta = math.pi
-    return theta
-
-
 # ---------------------------------------------------------------------------------------------------------
 # quaternions (scalar first)
 # ---------------------------------------------------------------------------------------------------------
-
-
-@numba.njit(cache=True)
-def quat_from_rot(R):
-    """Unit quaternion (scalar first, q0 >= 0) of a rotation matrix by Shepperd's method
-    (Shepperd, J. Guidance Control 1 (1978) 223; ALGORITHMS.md section 0).
-
-    The branch with the largest of (tr R, R00, R11, R22) avoids the division by a small component; the
-    result is normalised, so slightly non-orthogonal R is tolerated.
-    """
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    q = np.empty(4)
-    k = -1
-    big = tr
-    for i in range(3):
-        if R[i, i] > big:
-            big = R[i, i]
-            k = i
-    if k == -1:
-        r = math.sqrt(max(1.0 + tr, 0.0))
-        f = 0.5 / r
-        q[0] = 0.5 * r
-        q[1] = f * (R[2, 1] - R[1, 2])
-        q[2] = f * (R[0, 2] - R[2, 0])
-        q[3] = f * (R[1, 0] - R[0, 1])
-    elif k == 0:
-        r = math.sqrt(max(1.0 + 2.0 * R[0, 0] - tr, 0.0))
-        f = 0.5 / r
-        q[1] = 0.5 * r
-        q[0] = f * (R[2, 1] - R[1, 2])
-        q[2] = f * (R[0, 1] + R[1, 0])
-        q[3] = f * (R[0, 2] + R[2, 0])
-    elif k == 1:
-        r = math.sqrt(max(1.0 + 2.0 * R[1, 1] - tr, 0.0))
-        f = 0.5 / r
-        q[2] = 0.5 * r
-        q[0] = f * (R[0, 2] - R[2, 0])
-        q[1] = f * (R[0, 1] + R[1, 0])
-        q[3] = f * (R[1, 2] + R[2, 1])
-    else:
-        r = math.sqrt(max(1.0 + 2.0 * R[2, 2] - tr, 0.0))
-        f = 0.5 / r
-        q[3] = 0.5 * r
-        q[0] = f * (R[1, 0] - R[0, 1])
-        q[1] = f * (R[0, 2] + R[2, 0])
-        q[2] = f * (R[1, 2] + R[2, 1])
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if q[0] < 0.0:
-        n = -n
-    for i in range(4):
-        q[i] /= n
-    return q
 
 
 @numba.njit(cache=True)
@@ -687,18 +473,6 @@ def rot_from_quat(q):
     R[2, 1] = s * (q2 * q3 + q0 * q1)
     R[2, 2] = 1.0 - s * (q1 * q1 + q2 * q2)
     return R
-
-
-@numba.njit(cache=True)
-def quat_mul(p, q):
-    """Hamilton product p q = (p0 q0 - pv.qv, p0 qv + q0 pv + pv x qv), scalar first;
-    rot_from_quat(p q) = rot_from_quat(p) rot_from_quat(q) (liegroup ``qp``)."""
-    r = np.empty(4)
-    r[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]
-    r[1] = p[0] * q[1] + q[0] * p[1] + p[2] * q[3] - p[3] * q[2]
-    r[2] = p[0] * q[2] + q[0] * p[2] + p[3] * q[1] - p[1] * q[3]
-    r[3] = p[0] * q[3] + q[0] * p[3] + p[1] * q[2] - p[2] * q[1]
-    return r
 
 
 @numba.njit(cache=True)
@@ -784,24 +558,6 @@ def cardan_xyz(a):
 
 
 @numba.njit(cache=True)
-def cardan_xyz_from_rot(R):
-    """Inverse of ``cardan_xyz``: a1 = atan2(R02, hypot(R00, R01)) in [-pi/2, pi/2], a0 = atan2(-R12, R22),
-    a2 = atan2(-R01, R00), all in (-pi, pi].  Unique where cos(a1) != 0; in gimbal lock
-    (cos(a1) < 1e-12) a2 = 0 and a0 = atan2(R21, R11), which still reproduces R.
-    """
-    a = np.empty(3)
-    cy = math.sqrt(R[0, 0] * R[0, 0] + R[0, 1] * R[0, 1])
-    a[1] = math.atan2(R[0, 2], cy)
-    if cy > _GIMBAL_COS:
-        a[0] = math.atan2(-R[1, 2], R[2, 2])
-        a[2] = math.atan2(-R[0, 1], R[0, 0])
-    else:
-        a[0] = math.atan2(R[2, 1], R[1, 1])
-        a[2] = 0.0
-    return a
-
-
-@numba.njit(cache=True)
 def orthogonality_error(R):
     """Frobenius norm of I - R R^T (drift diagnostic for integrated rotation matrices)."""
     s = 0.0
@@ -831,20 +587,6 @@ def tangent_into(w, out):
     """out = T(w) without allocation."""
     x = _norm3(w)
     _poly_into(w, -cosc2(x), sinc3(x), out)
-
-
-@numba.njit(cache=True)
-def tangent_inv_t_into(w, out):
-    """out = T(w)^-T without allocation."""
-    x = _norm3(w)
-    _poly_into(w, -0.5, c_coef(x), out)
-
-
-@numba.njit(cache=True)
-def d_tangent_inv_t_into(w, a, out):
-    """out = D(w; a) = d/dw [T(w)^-T a] without allocation."""
-    x = _norm3(w)
-    _d_poly_into(w, a, -0.5, c_coef(x), 0.0, c3_coef(x), out)
 
 
 # numba-IR inlined forms for the hot loops of implicit kernels: a compiled call with array arguments copies the

@@ -157,16 +157,6 @@ def test_hat_vee_cross():
         np.testing.assert_allclose(lie.cross(w, v), np.cross(w, v), atol=1e-14)
 
 
-def test_mat3_solve():
-    rng = _rng(2)
-    for _ in range(20):
-        A, b = rng.normal(size=(3, 3)), rng.normal(size=3)
-        np.testing.assert_allclose(lie.mat3_solve(A, b), np.linalg.solve(A, b), rtol=1e-10, atol=1e-12)
-    # needs pivoting: zero leading entry
-    A = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [4.0, -3.0, 8.0]])
-    b = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(lie.mat3_solve(A, b), np.linalg.solve(A, b), rtol=1e-13)
-
 
 def test_orthogonality_error():
     rng = _rng(3)
@@ -360,9 +350,7 @@ def test_tangent_inverse_and_transposes():
         T_ref = _tangent_frechet(w)
         T_inv_ref = np.linalg.inv(T_ref)
         np.testing.assert_allclose(lie.tangent_t(w), T_ref.T, atol=1e-14)
-        np.testing.assert_allclose(lie.tangent_inv(w), T_inv_ref, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(lie.tangent_inv_t(w), T_inv_ref.T, rtol=1e-12, atol=1e-13)
-        np.testing.assert_allclose(lie.tangent_inv(w) @ lie.tangent(w), I3, atol=1e-13)
         np.testing.assert_allclose(lie.tangent_inv_t(w) @ lie.tangent_t(w), I3, atol=1e-13)
 
 
@@ -379,15 +367,10 @@ def test_series_references_are_right():
 
 
 DERIVS = [
-    ("d_tangent", "T", "tangent"),
-    ("d_tangent_t", "Tt", "tangent_t"),
-    ("d_tangent_inv", "Ti", "tangent_inv"),
-    ("d_tangent_inv_t", "Tit", "tangent_inv_t"),
+    ("d_tangent_inv_t", "Tit", "tangent_inv_t"),  # the one derivative the kernels use (rattlie's Newton matrix)
 ]
-# Error allowed relative to 1 + max|J|.  d_tangent(_t) contain sinc3 (w x a)-terms of size ~x |a|, and the
-# closed form of sinc3 just above its 1e-4 threshold is good to ~4e-8 only: ~6e-13 there (1e-16 elsewhere).
-# The inverse ones carry c(x) just above 1e-2 (~1e-11 relative): ~1e-14.
-DERIV_TOL = {"d_tangent": 1e-12, "d_tangent_t": 1e-12, "d_tangent_inv": 3e-14, "d_tangent_inv_t": 3e-14}
+# Error allowed relative to 1 + max|J|: d_tangent_inv_t carries c(x) just above 1e-2 (~1e-11 relative): ~1e-14.
+DERIV_TOL = {"d_tangent_inv_t": 3e-14}
 
 
 @pytest.mark.parametrize(("dname", "kind", "_"), DERIVS)
@@ -434,59 +417,6 @@ def test_D_formula_of_algorithms_md():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Cayley map
-# ---------------------------------------------------------------------------------------------------------
-
-
-def _cayley_np(w):
-    W = _hat_np(w)
-    return np.linalg.solve(np.eye(3) - W / 2, np.eye(3) + W / 2)
-
-
-def test_cayley():
-    rng = _rng(20)
-    ws = _angle_axis_samples([0.0, 1e-8, 1e-3, 0.5, 2.0, 10.0, 1e3], seed=20)
-    for w in ws:
-        R = lie.cayley(w)
-        np.testing.assert_allclose(R, _cayley_np(w), atol=1e-14)
-        assert lie.orthogonality_error(R) < 1e-14
-        assert abs(np.linalg.det(R) - 1.0) < 1e-14
-        # 1 + tr R = 16/(4 + x^2): the inverse loses accuracy like (4 + x^2)/16 for large x
-        x = np.linalg.norm(w)
-        np.testing.assert_allclose(lie.cayley_inv(R), w, rtol=1e-15 * (4 + x * x), atol=1e-15)
-        # d_cayley is left-trivialised: cay(w)^-1 d/dt cay(w(t)) = hat(d_cayley(w) dw/dt)
-        J_ref = np.column_stack(
-            [_vee_np(R.T @ np.imag(_cayley_np(w.astype(complex) + 1e-30j * e)) / 1e-30) for e in I3]
-        )
-        np.testing.assert_allclose(lie.d_cayley(w), J_ref, atol=1e-14)
-        np.testing.assert_allclose(lie.d_cayley_inv(w) @ lie.d_cayley(w), I3, atol=1e-12)
-    # inverse Cayley of a generic rotation (angle < pi) maps back to it
-    for _ in range(5):
-        R = Rotation.from_rotvec(rng.uniform(-1.5, 1.5, 3)).as_matrix()
-        np.testing.assert_allclose(lie.cayley(lie.cayley_inv(R)), R, atol=1e-14)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# SO(2)
-# ---------------------------------------------------------------------------------------------------------
-
-
-def test_so2():
-    for t in [0.0, 1e-12, -1e-8, 0.3, -2.0, 3.0, PI - 1e-9, -PI + 1e-9]:
-        R = lie.rot2(t)
-        np.testing.assert_allclose(R, sl.expm(np.array([[0.0, -t], [t, 0.0]])), atol=1e-15)
-        assert lie.log_so2(R) == pytest.approx(t, abs=1e-15)
-    assert lie.log_so2(lie.rot2(PI)) == PI
-    assert lie.log_so2(lie.rot2(-PI)) == PI
-    assert lie.log_so2(np.array([[-1.0, 0.0], [-0.0, -1.0]])) == PI
-    rng = _rng(21)
-    for t in rng.uniform(-20, 20, 50):
-        got = lie.log_so2(lie.rot2(t))
-        assert -PI < got <= PI
-        assert got == pytest.approx(np.angle(np.exp(1j * t)), abs=1e-13)
-
-
-# ---------------------------------------------------------------------------------------------------------
 # quaternions
 # ---------------------------------------------------------------------------------------------------------
 
@@ -511,11 +441,6 @@ def test_quaternion_roundtrips():
         q = q / np.linalg.norm(q)
         R = lie.rot_from_quat(q)
         np.testing.assert_allclose(R, Rotation.from_quat(_scipy_quat(q)).as_matrix(), atol=1e-15)
-        q2 = lie.quat_from_rot(R)
-        assert q2[0] >= 0.0
-        assert abs(np.linalg.norm(q2) - 1.0) < 1e-15
-        assert min(np.abs(q2 - q).max(), np.abs(q2 + q).max()) < 1e-14
-        np.testing.assert_allclose(lie.rot_from_quat(q2), R, atol=1e-15)
 
 
 def test_rot_from_non_unit_quaternion_is_orthogonal():
@@ -524,18 +449,6 @@ def test_rot_from_non_unit_quaternion_is_orthogonal():
     assert lie.orthogonality_error(R) < 1e-15
     np.testing.assert_allclose(R, lie.rot_from_quat(q / np.linalg.norm(q)), atol=1e-15)
 
-
-def test_quat_mul_matches_matrix_product():
-    rng = _rng(23)
-    for _ in range(20):
-        p, q = rng.normal(size=4), rng.normal(size=4)
-        p /= np.linalg.norm(p)
-        q /= np.linalg.norm(q)
-        pq = lie.quat_mul(p, q)
-        np.testing.assert_allclose(lie.rot_from_quat(pq), lie.rot_from_quat(p) @ lie.rot_from_quat(q), atol=1e-14)
-        ref = (Rotation.from_quat(_scipy_quat(p)) * Rotation.from_quat(_scipy_quat(q))).as_quat()
-        assert min(np.abs(_scipy_quat(pq) - ref).max(), np.abs(_scipy_quat(pq) + ref).max()) < 1e-15
-    np.testing.assert_array_equal(lie.quat_mul(np.array([1.0, 0, 0, 0]), q), q)
 
 
 def test_quat_from_rotvec():
@@ -565,11 +478,4 @@ def test_cardan_xyz():
         R = lie.cardan_xyz(a)
         np.testing.assert_allclose(R, lie.rot_x(a[0]) @ lie.rot_y(a[1]) @ lie.rot_z(a[2]), atol=1e-15)
         np.testing.assert_allclose(R, Rotation.from_euler("XYZ", a).as_matrix(), atol=1e-15)
-        np.testing.assert_allclose(lie.cardan_xyz_from_rot(R), a, atol=1e-13)
-    # gimbal lock: the angles are not unique, but they must reproduce R
-    for a1 in (PI / 2, -PI / 2):
-        a = np.array([0.4, a1, -1.1])
-        R = lie.cardan_xyz(a)
-        b = lie.cardan_xyz_from_rot(R)
-        assert b[1] == pytest.approx(a1, abs=1e-8)
-        np.testing.assert_allclose(lie.cardan_xyz(b), R, atol=1e-14)
+
