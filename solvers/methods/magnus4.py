@@ -17,7 +17,6 @@ from numba import njit
 
 from .. import kernels, lie
 from ..models import angular_velocity
-from ..models.base import Model
 from .base import Method
 
 C1 = 0.5 - math.sqrt(3.0) / 6.0
@@ -36,8 +35,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     t = t_start + k0 * h
     if k0 == 0:
         R[:, :] = lie.expm_so3(y)
-        angular_velocity.rotation_state(t, R, y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, n_total)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         w1 = angular_velocity.omega(t + C1 * h)
@@ -46,20 +44,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         th[0] = 0.5 * h * (w1[0] + w2[0]) + c * (w2[1] * w1[2] - w2[2] * w1[1])
         th[1] = 0.5 * h * (w1[1] + w2[1]) + c * (w2[2] * w1[0] - w2[0] * w1[2])
         th[2] = 0.5 * h * (w1[2] + w2[2]) + c * (w2[0] * w1[1] - w2[1] * w1[0])
-        if not kernels.state_ok(th):
+        if not angular_velocity.rotate_left(th, R, E):
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
-        lie.expm_so3_into(th, E)
-        R[:, :] = E @ R
         t = t_start + (k0 + s + 1) * h
-        angular_velocity.rotation_state(t, R, y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, k0 + s + 1, samples, n_saved, maxima, ref, stride,
+                                                   n_total)
     return n_steps, kernels.OK, n_saved
-
-
-def work_size(model: Model) -> int:
-    """The rotation matrix."""
-    return 9
 
 
 METHOD = Method(
@@ -73,7 +64,7 @@ METHOD = Method(
     ),
     kernel=advance,
     machineries=("rotvec",),
-    work_size=work_size,
+    work_size=angular_velocity.rotation_work_size,
     benchmarks=("angular_velocity",),
     properties=("explicit", "fixed step", "Lie group", "linear ODE with given omega(t)"),
 )

@@ -42,8 +42,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     t = t_start + k0 * h
     if k0 == 0:
         q[:] = lie.quat_from_rotvec(y)
-        angular_velocity.rotation_state(t, lie.rot_from_quat(q), y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, lie.rot_from_quat(q), y, d, 0, samples, n_saved, maxima, ref,
+                                                   stride, n_total)
     w0 = angular_velocity.omega(t)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
@@ -71,8 +71,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             q[i] = qs[i] / n
         w0 = w1
         t = t_start + (k0 + s + 1) * h
-        angular_velocity.rotation_state(t, lie.rot_from_quat(q), y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, lie.rot_from_quat(q), y, d, k0 + s + 1, samples, n_saved,
+                                                   maxima, ref, stride, n_total)
     return n_steps, kernels.OK, n_saved
 
 

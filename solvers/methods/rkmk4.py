@@ -15,7 +15,6 @@ from numba import njit
 
 from .. import kernels, lie
 from ..models import angular_velocity
-from ..models.base import Model
 from .base import Method
 
 
@@ -30,8 +29,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     t = t_start + k0 * h
     if k0 == 0:
         R[:, :] = lie.expm_so3(y)
-        angular_velocity.rotation_state(t, R, y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, n_total)
     w0 = angular_velocity.omega(t)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
@@ -46,21 +44,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         k4 = lie.tangent_inv_t(u) @ w1
         for i in range(3):
             u[i] = h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-        if not kernels.state_ok(u):
+        if not angular_velocity.rotate_left(u, R, E):
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
-        lie.expm_so3_into(u, E)
-        R[:, :] = E @ R
         w0 = w1
         t = t_start + (k0 + s + 1) * h
-        angular_velocity.rotation_state(t, R, y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, k0 + s + 1, samples, n_saved, maxima, ref, stride,
+                                                   n_total)
     return n_steps, kernels.OK, n_saved
-
-
-def work_size(model: Model) -> int:
-    """The rotation matrix."""
-    return 9
 
 
 METHOD = Method(
@@ -74,7 +65,7 @@ METHOD = Method(
     ),
     kernel=advance,
     machineries=("rotvec",),
-    work_size=work_size,
+    work_size=angular_velocity.rotation_work_size,
     benchmarks=("angular_velocity",),
     properties=("explicit", "fixed step", "Lie group"),
 )

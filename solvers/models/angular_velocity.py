@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .. import lie
+from .. import kernels, lie
 from .base import Benchmark, Model
 
 TWO_PI = 2.0 * np.pi
@@ -98,6 +98,29 @@ def rotation_state(t: float, R: np.ndarray, y: np.ndarray, d: np.ndarray) -> Non
     for i in range(3):
         y[i] = w[i]
     rotation_diagnostics(t, R, d)
+
+
+@njit(cache=True)
+def record_rotation(t: float, R: np.ndarray, y: np.ndarray, d: np.ndarray, k: int, samples: np.ndarray,
+                    n_saved: int, maxima: np.ndarray, ref: np.ndarray, stride: int, n_total: int) -> int:
+    """rotation_state at step k, then kernels.record: the recording of every method that advances R itself."""
+    rotation_state(t, R, y, d)
+    return kernels.record(samples, n_saved, maxima, ref, t, y, d, k, stride, n_total)
+
+
+@njit(cache=True)
+def rotate_left(u: np.ndarray, R: np.ndarray, E: np.ndarray) -> bool:
+    """R <- exp(hat(u)) R (a step of spatial angular velocity; E is scratch); False if u is not finite."""
+    if not kernels.state_ok(u):
+        return False
+    lie.expm_so3_into(u, E)
+    R[:, :] = E @ R
+    return True
+
+
+def rotation_work_size(model: Model) -> int:
+    """Work of the methods that advance the rotation matrix itself: R (9, row-major)."""
+    return 9
 
 
 def singularity_note(y: np.ndarray) -> str:
