@@ -95,15 +95,6 @@ def basis_tables(variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return b, W, D
 
 
-@njit(cache=True)
-def _rows(cd):
-    cons = cd[4]
-    m = 0
-    for k in range(cons.shape[0]):
-        m += 2 if int(cons[k, 0]) == coords.COINCIDE else 1
-    return m
-
-
 @njit(cache=True, inline="always")
 def _stages(q0, v0, dx, d1, h, W, D, Q, V):
     """Q_j = q_k + h (W_j3 qdot_k + W_j1 Delta_X + W_j2 Delta_1), V_j = D_j3 qdot_k + D_j1 Delta_X + D_j2 Delta_1."""
@@ -152,7 +143,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     cd = data[1]
     M = cd[0]
     n = M.shape[0]
-    m = _rows(cd)
+    m = coords.constraint_rows(cd)
     ny = y.shape[0]
     tol = opts[0]
     max_iter = int(opts[1])
@@ -448,11 +439,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             muh1[e] = mu[e]
         for r in range(ny):
             y[r] = ydot[r]
-        for r in range(n):  # spark.difference_acceleration without the view y[n:]
-            if k + 1 <= 1:
-                acc[n + r] = (y[n + r] - w_old[r]) / h
-            else:
-                acc[n + r] = (3.0 * y[n + r] - 4.0 * w_old[r] + w_older[r]) / (2.0 * h)
+        coords.difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]

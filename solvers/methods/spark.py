@@ -84,29 +84,6 @@ def _interpolate(lag, dlag, qc, dl, i, Qi, Vi):
 
 
 @njit(cache=True)
-def difference_acceleration(w_older, w_old, w_new, h, k, acc):
-    """coords counterpart of rigid.difference_acceleration: qddot into acc[n:] from the last velocities.
-
-    Second-order backward difference (3 w_new - 4 w_old + w_older) / (2h), first order at the first step (k = 1).
-    """
-    n = w_new.shape[0]
-    for j in range(n):
-        if k <= 1:
-            acc[n + j] = (w_new[j] - w_old[j]) / h
-        else:
-            acc[n + j] = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
-
-
-@njit(cache=True)
-def _rows(cd):
-    cons = cd[4]
-    m = 0
-    for k in range(cons.shape[0]):
-        m += 2 if int(cons[k, 0]) == coords.COINCIDE else 1
-    return m
-
-
-@njit(cache=True)
 def _bar_point(pt):
     """Coordinate index of a natural-coordinate point: i for PAIR (q_i, q_i+1), -1 for FIXED, -2 otherwise."""
     typ = int(pt[0])
@@ -216,7 +193,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     cd = data[1]
     M = cd[0]
     n = M.shape[0]
-    m = _rows(cd)
+    m = coords.constraint_rows(cd)
     ny = y.shape[0]
     tol = opts[0]
     max_iter = int(opts[1])
@@ -461,7 +438,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 qprev[nu, r] = qc[nu, r]
             for e in range(m):
                 muprev[nu, e] = mu[nu, e]
-        difference_acceleration(w_older, w_old, qd1, h, k + 1, acc)
+        coords.difference_acceleration(w_older, w_old, qd1, h, k + 1, acc)
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = qd1[r]

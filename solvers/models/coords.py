@@ -46,8 +46,7 @@ def make_data(
 
 def n_rows(data: tuple) -> int:
     """Number of scalar constraint rows."""
-    cons = data[4]
-    return int(sum(2 if int(c[0]) == COINCIDE else 1 for c in cons))
+    return int(constraint_rows(data))
 
 
 def system_size(data: tuple) -> int:
@@ -111,7 +110,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     n = M.shape[0]
     q = y[:n]
     qd = y[n:]
-    size = n + _n_rows(data)
+    size = n + constraint_rows(data)
     for r in range(size):
         for c in range(size):
             A[r, c] = 0.0
@@ -260,7 +259,8 @@ def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np
 
 
 @njit(cache=True)
-def _n_rows(data: tuple) -> int:
+def constraint_rows(data: tuple) -> int:
+    """Number of scalar constraint rows (compiled; n_rows is the Python-side twin)."""
     cons = data[4]
     m = 0
     for k in range(cons.shape[0]):
@@ -499,3 +499,17 @@ def _coincide_rows(G: np.ndarray, row: int, pa: tuple, pb: tuple, n: int) -> Non
     if i + 2 < n:
         G[row, i + 2] -= pb[7]
         G[row + 1, i + 2] -= pb[8]
+
+
+@njit(cache=True)
+def difference_acceleration(w_older, w_old, w_new, h, k, acc):
+    """The coords counterpart of rigid.difference_acceleration: qddot into acc[n:] from the last velocities.
+
+    Second-order backward difference (3 w_new - 4 w_old + w_older) / (2h), first order at the first step (k = 1).
+    """
+    n = w_new.shape[0]
+    for j in range(n):
+        if k <= 1:
+            acc[n + j] = (w_new[j] - w_old[j]) / h
+        else:
+            acc[n + j] = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
