@@ -215,13 +215,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     affine = cd[2].shape[0] == 0  # no cosine terms: constant force, A constant
     t = t_start + k0 * h
     if k0 == 0:
-        if not coords.rhs(cd, t, y, ydot, As, bs):
+        if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
-        for r in range(n):
-            acc[n + r] = ydot[n + r]
-            w_old[r] = y[n + r]
-            w_older[r] = y[n + r]
         coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
 

@@ -252,14 +252,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 
     t = t_start + k0 * h
     if k0 == 0:
-        if not coords.rhs(cd, t, y, ydot, As, bs):
+        if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
         for r in range(n):
-            acc[n + r] = ydot[n + r]
             acc0[r] = ydot[n + r]
-            w_old[r] = y[n + r]
-            w_older[r] = y[n + r]
         for r in range(m):
             lam0[r] = bs[n + r]
         coords.diagnostics(cd, y, acc, d)

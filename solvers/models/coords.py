@@ -513,3 +513,19 @@ def difference_acceleration(w_older, w_old, w_new, h, k, acc):
             acc[n + j] = (w_new[j] - w_old[j]) / h
         else:
             acc[n + j] = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
+
+
+@njit(cache=True)
+def consistent_start(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray,
+                     acc: np.ndarray, w_old: np.ndarray, w_older: np.ndarray) -> bool:
+    """The t = 0 record of the implicit coords kernels: the index-1 DAE's consistent acceleration into acc[n:]
+    (and ydot, with the multipliers in b[n:]), and the velocity history for difference_acceleration.
+    False if the saddle-point system is singular."""
+    if not rhs(data, t, y, ydot, A, b):
+        return False
+    n = w_old.shape[0]
+    for r in range(n):
+        acc[n + r] = ydot[n + r]
+        w_old[r] = y[n + r]
+        w_older[r] = y[n + r]
+    return True
