@@ -33,7 +33,7 @@ def sample_plan(n_total: int, max_samples: int | None) -> tuple[int, int]:
 
 def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
              y: np.ndarray | None = None) -> tuple[str, str]:
-    t = float(info[0])
+    t = float(info[kernels.INFO_TIME])
     note = model.extra.get("state_note")
     where = f"; {note(y)}" if note is not None and y is not None else ""
     if code == kernels.NONFINITE:
@@ -44,7 +44,7 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
     if code == kernels.NEWTON:
         return "failed", (
             f"Newton iteration of {method.id} did not converge at t = {t:.6g} s (step {k + 1}): residual "
-            f"{info[1]:.3e} after {int(info[3])} iterations; try a smaller step"
+            f"{info[kernels.INFO_RESIDUAL]:.3e} after {int(info[kernels.INFO_NEWTON])} iterations; try a smaller step"
         )
     if code == kernels.SINGULAR and k == 0:
         return "failed", (
@@ -60,8 +60,9 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
         why = method.domain_message or model.extra.get("domain_message", "the method left its domain of validity")
         return "failed", f"failed at t = {t:.6g} s (step {k + 1}): {why}{where}"
     if code == kernels.STEPSIZE:
-        how = (f"more than {int(info[7])} internal steps in one output step" if info[7] > 0 else
-               f"the step size fell to {info[6]:.3g} s, the minimum at this time (16 eps t)")
+        cap, h_fail = info[kernels.INFO_CAP], info[kernels.INFO_STEP]
+        how = (f"more than {int(cap)} internal steps in one output step" if cap > 0 else
+               f"the step size fell to {h_fail:.3g} s, the minimum at this time (16 eps t)")
         return "failed", (f"failed at t = {t:.6g} s (output step {k + 1}): {method.id} cannot meet its error "
                           f"tolerance: {how}{where}")
     return "failed", f"kernel returned unknown status {code} at t = {t:.6g} s"
@@ -89,7 +90,7 @@ def run(
     samples = np.full((rows, 1 + ny + kernels.N_DIAG), np.nan)
     maxima = np.zeros(kernels.N_MAXIMA)
     ref = np.zeros(2)
-    info = np.zeros(8)
+    info = np.zeros(kernels.N_INFO)
     kernel = method.kernel
 
     # compile or load the kernel before the clock starts (a dry call on copies, zero steps, no sample)
@@ -132,7 +133,7 @@ def run(
     def maxed(j: int, diag_index: int) -> float:
         return float(maxima[j]) if applicable[diag_index] else float("nan")
 
-    newton = int(maxima[7])
+    newton = int(maxima[kernels.MAX_NEWTON])
     summary = {
         "max_energy_error": maxed(0, 0),
         "max_constraint_position": maxed(1, 1),
@@ -145,9 +146,11 @@ def run(
         "steps": k,
         "steps_per_second": k / cpu if cpu > 0 else float("nan"),
         "newton_iterations": newton,
+        # steps accepted with a stalled Newton iteration (update between tol and STALL_FACTOR tol): never silent
+        "stalled_steps": int(maxima[kernels.MAX_STALLED]),
     }
-    if info[2] > 0:
-        summary["switches"] = int(info[2])
+    if info[kernels.INFO_SWITCHES] > 0:
+        summary["switches"] = int(info[kernels.INFO_SWITCHES])
     if method.report is not None:
         summary.update(method.report(work, info))
     return Result(

@@ -49,9 +49,18 @@ DIAG_FIELDS = (
     "rotation_error",
 )
 N_DIAG = len(DIAG_FIELDS)
-# maxima: 0 max|E - E0|, 1-4 max constraint/orthogonality norms, 5 max|momentum - momentum0|,
-# 6 max rotation error, 7 total Newton iterations
-N_MAXIMA = 8
+# maxima: running maxima over every step (slots 0-6 follow DIAG_FIELDS) and counters
+MAX_ENERGY = 0  # max |E - E0|
+MAX_CONSTRAINT_POSITION, MAX_CONSTRAINT_VELOCITY, MAX_CONSTRAINT_ACCELERATION, MAX_ORTHOGONALITY = 1, 2, 3, 4
+MAX_MOMENTUM = 5  # max |momentum - momentum0|
+MAX_ROTATION = 6  # max rotation error
+MAX_NEWTON = 7  # total Newton iterations
+MAX_STALLED = 8  # steps whose Newton iteration stalled between tol and STALL_FACTOR tol (newton_test)
+N_MAXIMA = 9
+# info: details for the driver's messages and summary
+INFO_TIME, INFO_RESIDUAL, INFO_SWITCHES, INFO_NEWTON = 0, 1, 2, 3  # failure time and residual, switches, iterations
+INFO_ACCEPTED, INFO_REJECTED, INFO_STEP, INFO_CAP = 4, 5, 6, 7  # adaptive methods: internal steps, h at failure
+N_INFO = 8
 # a state component beyond this magnitude counts as divergence
 BLOWUP = 1e12
 
@@ -104,3 +113,50 @@ def record(
             row[1 + ny + j] = d[j]
         n_saved += 1
     return n_saved
+
+
+# ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
+CONTINUE, CONVERGED, STALLED = 0, 1, 2
+# a stalled iteration (no longer contracting) is accepted only this close to the tolerance, and counted
+STALL_FACTOR = 100.0
+
+
+@njit(cache=True, inline="always")
+def scaled_update(d_max: float, x_max: float) -> float:
+    """A block's Newton update size: max_i |dx_i| / (1 + max_i |x_i|) (dx the update, x the block after it)."""
+    return d_max / (1.0 + x_max)
+
+
+@njit(cache=True, inline="always")
+def newton_test(upd: float, prev_upd: float, it: int, tol: float) -> int:
+    """The Newton stopping test of every implicit kernel, on ``upd``, the largest scaled update of the step's
+    unknown blocks (``scaled_update``; ``prev_upd`` that of the previous iteration, ``it`` = 1, 2, ...).
+
+    CONVERGED when upd <= tol. STALLED when the iteration no longer contracts (it > 2, upd >= prev_upd / 2) at
+    upd <= STALL_FACTOR tol: round-off limits the update (e.g. constraint residuals divided by h); the step is
+    accepted and counted in maxima[MAX_STALLED] (the summary's ``stalled_steps``). CONTINUE otherwise. (Hairer and
+    Wanner's contraction estimate theta/(1 - theta) upd <= tol was tried as a second exit: with the frozen
+    Jacobians of spark it stopped at constraint residuals 10 x tol, so it is not used.)
+    """
+    if upd <= tol:
+        return CONVERGED
+    if it > 2 and upd >= 0.5 * prev_upd and upd <= STALL_FACTOR * tol:
+        return STALLED
+    return CONTINUE
+
+
+@njit(cache=True, inline="always")
+def newton_done(code: int, it: int, maxima: np.ndarray) -> None:
+    """Book a finished Newton iteration: its iterations, and the step if it stalled."""
+    maxima[MAX_NEWTON] += it
+    if code == STALLED:
+        maxima[MAX_STALLED] += 1.0
+
+
+@njit(cache=True, inline="always")
+def fail(info: np.ndarray, t: float, residual: float, it: int) -> int:
+    """Record a Newton failure at time t (residual, iterations) for the driver's message; returns NEWTON."""
+    info[INFO_TIME] = t
+    info[INFO_RESIDUAL] = residual
+    info[INFO_NEWTON] = it
+    return NEWTON

@@ -63,8 +63,6 @@ from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import coords, dispatch
 from .base import NEWTON_OPTIONS, Method, Option
 
-# an update that no longer decreases but is below this is taken as converged to round-off
-STAGNATION = 1e-7
 HEADER = 4  # opts = [newton_tol, newton_max_iter, s, gamma, c (s), b (s), bt (s+1), ct (s+1), lag, dlag, extrap]
 
 
@@ -289,7 +287,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for nu in range(s + 1):
                 for r in range(m):
                     mu[nu, r] = muprev[nu, r]
-        converged = False
+        code = kernels.CONTINUE
         rmax = 0.0
         prev_upd = np.inf
         fresh = True
@@ -373,22 +371,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     mu[nu, e] += dd
                     big_m = max(big_m, abs(dd))
                     big_mu = max(big_mu, abs(mu[nu, e]))
-            upd = max(big_d / (1.0 + big_x), big_m / (1.0 + big_mu))
-            if upd <= tol:
-                converged = True
-                break
-            if it > 2 and upd >= 0.5 * prev_upd and upd <= STAGNATION:
-                converged = True
+            upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
+            code = kernels.newton_test(upd, prev_upd, it, tol)
+            if code != kernels.CONTINUE:
                 break
             if upd > 0.25 * prev_upd:
                 fresh = True
             prev_upd = upd
-        maxima[7] += it
-        if not converged:
-            info[0] = t
-            info[1] = rmax
-            info[3] = it
-            return st, kernels.NEWTON, n_saved
+        kernels.newton_done(code, it, maxima)
+        if code == kernels.CONTINUE:
+            return st, kernels.fail(info, t, rmax, it), n_saved
         # converged unknowns: control points and stages once more, then the linear velocity stage
         for nu in range(1, s + 1):
             for r in range(n):
