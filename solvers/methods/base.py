@@ -115,7 +115,8 @@ class Method:
 
 # Options shared by the implicit methods (Newton on each step's nonlinear system).
 NEWTON_OPTIONS: dict[str, Option] = {
-    "newton_tol": Option(1e-10, "Newton stops when the update is below newton_tol (1 + |unknowns|)", "float",
+    "newton_tol": Option(1e-10, "Newton stops when each block's update max|dx| <= newton_tol (1 + max|x|); "
+                         "the same test for every implicit method (docs/methods.md)", "float",
                          1e-14, 1e-3),
     "newton_max_iter": Option(20, "Newton iterations per step before the run fails", "int", 1, 200),
 }
