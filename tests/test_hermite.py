@@ -222,3 +222,34 @@ def test_options_validated():
         solvers.simulate("pendulum_3d", "hermite_h33g2", h=0.01, t_end=0.1)
     assert set(METHODS) <= set(solvers.methods("two_link_arm"))
     assert set(METHODS) <= set(solvers.methods("planar_pendulum"))
+
+
+@pytest.mark.parametrize("variant", ["h23", "h33"])
+def test_end_curvature_is_the_second_derivative_of_the_basis(variant):
+    """The interpolant acceleration's constants: d^2/dtau^2 of each basis at tau = 1, by a central difference."""
+    from solvers.methods import hermite
+
+    e = 1e-4
+    vals = [np.array(hermite._basis(variant, 1.0 + k * e)[0]) for k in (-1, 0, 1)]
+    fd = (vals[0] - 2 * vals[1] + vals[2]) / e**2
+    np.testing.assert_allclose(hermite.end_curvature(variant), fd, atol=1e-5)
+
+
+def test_interpolant_acceleration_is_the_same_for_both_variants_and_does_not_shrink_with_h():
+    """Option acceleration = 'interpolant': the cubic's second derivative at the step's end. H23G2 and H33G2 pick
+    the same cubic, so they report the same d2Phi; the nodes' multipliers act only at the nodes, so the cubic's
+    end acceleration misses the constraint force and d2Phi stays O(1) as h shrinks (unlike the difference)."""
+    def interp(method, h):
+        res = solvers.simulate("two_link_arm", method, h=h, t_end=2.0, params=GEN_ARM,
+                               options={"acceleration": "interpolant"})
+        assert res.status == "ok", res.message
+        return res
+
+    a = interp("hermite_h23g2", 0.01)
+    b = interp("hermite_h33g2", 0.01)
+    va, vb = a.summary["max_constraint_acceleration"], b.summary["max_constraint_acceleration"]
+    assert abs(va - vb) <= 1e-6 * va
+    c = interp("hermite_h23g2", 0.005)
+    d = run("hermite_h23g2", "two_link_arm", 0.005, 2.0, GEN_ARM)
+    assert c.summary["max_constraint_acceleration"] > 0.5 * va
+    assert d.summary["max_constraint_acceleration"] < 0.1 * c.summary["max_constraint_acceleration"]

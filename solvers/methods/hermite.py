@@ -87,6 +87,14 @@ def _basis(variant: str, tau: float) -> tuple[list[float], list[float]]:
             [6.0 * t * t - 6.0 * t, 3.0 * t * t - 2.0 * t, 6.0 * t - 6.0 * t * t, 3.0 * t * t - 4.0 * t + 1.0])
 
 
+def end_curvature(variant: str) -> np.ndarray:
+    """Second tau-derivatives of the four curve bases at tau = 1 (the step's end; slope bases without h):
+    H33 from w'' = 6 tau - 3, H23 from the cubic Hermite bases (6, 4, -6, 2 in the order of _basis)."""
+    if variant == "h33":
+        return np.array([22.0, -32.0, 10.0, 6.0])
+    return np.array([6.0, 4.0, -6.0, 2.0])
+
+
 def basis_tables(variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gauss weights b (2) and the basis W[j, a], its tau-derivative D[j, a] at the two Gauss points (2 x 4)."""
     c, b = tableaus.gauss(2)
@@ -152,6 +160,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     b = opts[HEADER : HEADER + 2]
     W = opts[HEADER + 2 : HEADER + 2 + 2 * N_PAR].reshape((2, N_PAR))
     D = opts[HEADER + 2 + 2 * N_PAR : HEADER + 2 + 4 * N_PAR].reshape((2, N_PAR))
+    interpolant = opts[HEADER + 2 + 4 * N_PAR] > 0.5
+    Send = opts[HEADER + 3 + 4 * N_PAR : HEADER + 3 + 5 * N_PAR]
     w_older = work[0:n]
     w_old = work[n : 2 * n]
     qh1 = work[2 * n : 3 * n]
@@ -424,7 +434,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             muh1[e] = mu[e]
         for r in range(ny):
             y[r] = ydot[r]
-        coords.difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
+        if interpolant:  # the step's cubic: qddot(t_{k+1}) = (Send . (., X, Delta_1, qdot_k)) / h
+            for r in range(n):
+                acc[n + r] = (Send[3] * v0[r] + Send[1] * dx[r] + Send[2] * d1[r]) / h
+        else:
+            coords.difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
         for r in range(n):
             w_older[r] = w_old[r]
             w_old[r] = y[n + r]
@@ -436,11 +450,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 
 def _packer(variant: str):
     b, W, D = basis_tables(variant)
+    S = end_curvature(variant)
 
     def pack(o: dict[str, Any]) -> np.ndarray:
-        """Kernel option array: [newton_tol, newton_max_iter, x_is_velocity, project, b, W, D]."""
+        """Kernel option array: [newton_tol, newton_max_iter, x_is_velocity, project, b, W, D, interpolant, S]."""
         return np.concatenate([[o["newton_tol"], float(o["newton_max_iter"]), 1.0 if variant == "h23" else 0.0,
-                                1.0 if o["project"] else 0.0], b, W.ravel(), D.ravel()])
+                                1.0 if o["project"] else 0.0], b, W.ravel(), D.ravel(),
+                               [1.0 if o["acceleration"] == "interpolant" else 0.0], S])
 
     return pack
 
@@ -454,6 +470,10 @@ def work_size(model) -> int:
 _OPTIONS = {
     "project": Option(False, "not in the seed: project qdot_{k+1} onto G(q_{k+1}) qdot = 0 (RATTLE's second half), "
                              "velocity constraints then hold and velocities converge at order 2", "bool"),
+    "acceleration": Option("difference", "the acceleration of the d2Phi diagnostic: 'difference' (backward difference "
+                           "of the velocities, as for every method without its own acceleration) or 'interpolant' "
+                           "(the second derivative of the step's cubic at its end, as seed 001 likely did)", "choice",
+                           choices=("difference", "interpolant")),
     **NEWTON_OPTIONS,
 }
 _PROPS = ("implicit", "variational", "position constraints at the nodes", "velocity constraints not enforced")
