@@ -356,6 +356,25 @@ def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
     return rows
 
 
+def outcome(results: Sequence[dict], info: dict) -> tuple[str, str]:
+    """The Run page's status line after a run, as (kind, text): done (timing, cache use), warning (a finished run
+    whose numbers cannot be the motion: solvers.result.physics_warnings) or error (failed runs)."""
+    problems = [f"{run_label(r)}: {r['status']}: {r['message']}" for r in results if r["status"] != "ok"]
+    if len(results) < len(info.get("keys", [])):
+        problems.append("some results are no longer in the cache: press Run again")
+    if problems:
+        return "error", "; ".join(problems) + " (partial results are plotted)."
+    computed, cached = info.get("computed", 0), info.get("cached", 0)
+    source = f"{computed} computed in {info.get('elapsed', 0):.2f} s" if computed else "all from the cache"
+    if computed and cached:
+        source += f", {cached} from the cache"
+    flagged = [f"{run_label(r)} completed but {r['warnings'][0]}" for r in results if r.get("warnings")]
+    if flagged:  # a finished run whose numbers cannot be the motion (solvers.result.physics_warnings)
+        return "warning", (f"Done: {len(results)} run(s), {source}. Warning: " + "; ".join(flagged)
+                           + " (all warnings in the table).")
+    return "done", f"Done: {len(results)} run(s), {source}."
+
+
 # ----------------------------------------------------------------------------------------------------------
 # 3D scene
 

@@ -27,7 +27,7 @@ STEP_SLIDER = (-6.0, 0.0)  # log10 range of the step slider
 
 
 def status(kind: str, text: str) -> html.Span:
-    """Content of the ``status`` area; ``kind`` is idle, running, done, error or cancelled."""
+    """Content of the ``status`` area; ``kind`` is idle, running, done, warning, error or cancelled."""
     return html.Span(text, className=f"status-{kind}")
 
 

@@ -93,3 +93,14 @@ def test_the_run_table_shows_the_warnings() -> None:
     # a result cached before warnings existed still shows
     del res["warnings"]
     assert figures.summary_rows([res])[0]["message"] == ""
+
+
+def test_the_run_page_status_line_says_a_run_left_the_physics() -> None:
+    from app import figures
+
+    bad = simulate("two_link_arm", "rk4", h=0.02, t_end=100.0, max_samples=50).to_dict()
+    good = simulate("two_link_arm", "hermite_h33g2", h=0.02, t_end=100.0, max_samples=50).to_dict()
+    info = {"keys": ["a", "b"], "computed": 2, "elapsed": 0.5}
+    kind, text = figures.outcome([bad, good], info)
+    assert kind == "warning" and "completed but the bodies drifted off the constraints by" in text
+    assert figures.outcome([good], {"keys": ["b"], "computed": 1})[0] == "done"

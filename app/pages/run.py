@@ -321,17 +321,8 @@ def _results(run_keys: dict | None) -> list[dict]:
 
 
 def _outcome(results: list[dict], info: dict) -> object:
-    """The status line after a run: done (with timing and cache use) or the problems of failed runs."""
-    problems = [f"{figures.run_label(r)}: {r['status']}: {r['message']}" for r in results if r["status"] != "ok"]
-    if len(results) < len(info.get("keys", [])):
-        problems.append("some results are no longer in the cache: press Run again")
-    if problems:
-        return status("error", "; ".join(problems) + " (partial results are plotted).")
-    computed, cached = info.get("computed", 0), info.get("cached", 0)
-    source = f"{computed} computed in {info.get('elapsed', 0):.2f} s" if computed else "all from the cache"
-    if computed and cached:
-        source += f", {cached} from the cache"
-    return status("done", f"Done: {len(results)} run(s), {source}.")
+    """The status line after a run (figures.outcome)."""
+    return status(*figures.outcome(results, info))
 
 
 @callback(
