@@ -29,7 +29,7 @@ from solvers.result import SERIES, _plain
 MAX_SAMPLES = 2000  # samples of run_job's JSON output (the summary still covers every step)
 STORE_SAMPLES = 20_000  # samples kept per cached run; the charts decimate them by min/max per pixel bucket
 PROGRESS_INTERVAL = 0.25  # s: at most four progress reports per second
-RESULT_KEYS = ("t", "energy_error", "status", "message", "summary")
+RESULT_KEYS = ("t", "energy_error", "status", "message", "summary", "warnings")
 
 Progress = Callable[[float], object]
 
@@ -299,7 +299,8 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
     message = limit_text if res.status == "cancelled" and deadline is not None and not deadline() else res.message
     out = {**base, "status": res.status, "message": message, "cpu_time": float(res.cpu_time),
            "wall_time": time.perf_counter() - started, "steps": int(res.steps),
-           "newton_iterations": int(res.newton_iterations), "summary": summary, "point_names": list(res.point_names)}
+           "newton_iterations": int(res.newton_iterations), "summary": summary, "point_names": list(res.point_names),
+           "warnings": list(res.warnings)}
     for name in SERIES:
         out[name] = np.asarray(getattr(res, name), dtype=float)
     out["points"] = np.asarray(res.points, dtype=float)

@@ -372,3 +372,14 @@ def test_step_and_its_log_slider_follow_each_other_and_the_header_marks_the_page
     box = page.locator("#step-slider").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)  # the middle: 10^-3
     page.wait_for_function("() => document.querySelector('#step').value === '0.001'")
+
+
+def test_a_run_that_left_the_physics_is_flagged_not_just_ok(page, live_server):
+    """RK4 on the two-link arm at a coarse step reaches t_end but drifts metres off the joints: the status line
+    and the table say so (Result.warnings)."""
+    open_page(page, link(live_server, benchmark="two_link_arm", methods="rk4,hermite_h33g2", h="0.02", t_end="100"))
+    run_and_wait(page, expect_kind="warning")
+    text = page.inner_text("#status")
+    assert "rk4, h=0.02 completed but the bodies drifted off the constraints by" in text
+    table = page.inner_text("#summary-table")
+    assert table.count("Warning:") == 2  # rk4's drift and energy; hermite_h33g2 has none
