@@ -37,7 +37,7 @@ def make_celery(url: str):
 
 
 def celery_manager(celery_app, cache_by: list, expire: int | None = None):
-    """Dash's CeleryManager with the set_props fix of ../shared/DASH_NOTES.md."""
+    """Dash's CeleryManager with a fix of its set_props handling (below)."""
     from dash import CeleryManager
 
     class FixedCeleryManager(CeleryManager):

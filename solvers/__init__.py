@@ -1,6 +1,6 @@
 """Integrator Lab solvers: geometric time integrators for rigid multibody dynamics.
 
-Public API (see BENCHMARKS.md): ``simulate``, ``benchmarks``, ``methods``, ``Result``; plus ``describe`` and
+Public API (see docs/benchmarks.md): ``simulate``, ``benchmarks``, ``methods``, ``Result``; plus ``describe`` and
 ``describe_method`` for plain-data descriptions.
 """
 

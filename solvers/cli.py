@@ -1,6 +1,6 @@
 """Command line: ``python -m solvers list | run | warmup``.
 
-Exit status: 0 ok, 2 bad input, 3 the run diverged or failed (BENCHMARKS.md).
+Exit status: 0 ok, 2 bad input, 3 the run diverged or failed (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every function is ``@numba.njit(cache=True)``, takes float64 numpy arrays (or fl
 allocated float64 arrays (or floats); no Python objects and no scipy, so the functions can be called from
 other compiled kernels as well as from Python.
 
-Conventions (shared/ALGORITHMS.md section 0):
+Conventions (docs/algorithms.md section 0):
 
 * ``hat(w) @ v == cross(w, v)``; ``vee`` is its inverse on skew matrices.
 * Left-trivialised (body) velocities: ``dR/dt = R hat(v)``, a step is ``R+ = R expm_so3(h * delta)``.
@@ -17,13 +17,13 @@ Conventions (shared/ALGORITHMS.md section 0):
   ``T^-T(w) = I - W/2 + c(x) W^2``.  ``c`` and ``T^-1`` are singular at ``|w| = 2 k pi`` (k >= 1).
 * Quaternions are unit quaternions, scalar first ``(q0, q1, q2, q3)``, Hamilton product convention.
 
-Small-angle series: the five coefficient functions of ALGORITHMS.md section 0 switch to their series at the
+Small-angle series: the five coefficient functions of docs/algorithms.md section 0 switch to their series at the
 thresholds given there (taken from StHante/liegroup, src/singular_functions.F90); they are the module
 constants ``*_SERIES_BELOW``.  The closed forms lose relative accuracy just above some of these thresholds
 (cancellation): about 4e-8 for ``sinc3`` just above 1e-4, 1e-11 for ``c_coef`` above 1e-2 and 4e-9 for
 ``c3_coef`` above 0.2.  The products that enter the tangent matrices (coefficient times ``x^2`` or ``x^3``)
 stay accurate to about 1e-15 absolute.  The derivative coefficients ``sinc1_d``, ``cosc2_d`` and
-``sinc3_d`` (not in ALGORITHMS.md) use longer series up to thresholds chosen so that both branches are
+``sinc3_d`` (not in docs/algorithms.md) use longer series up to thresholds chosen so that both branches are
 accurate to about 1e-14 relative.
 """
 
@@ -67,7 +67,7 @@ __all__ = [
     "vee",
 ]
 
-# Series switch-over thresholds, ALGORITHMS.md section 0 (from StHante/liegroup, singular_functions.F90).
+# Series switch-over thresholds, docs/algorithms.md section 0 (from StHante/liegroup, singular_functions.F90).
 SINC1_SERIES_BELOW = 1.0e-2  # 4-term series: truncation x^8/9! < 3e-22
 COSC2_SERIES_BELOW = 1.0e-2
 SINC3_SERIES_BELOW = 1.0e-2  # 4-term series: truncation x^8/11! < 3e-24 (closed form loses
@@ -123,7 +123,7 @@ def cross(a, b):
 
 @numba.njit(cache=True)
 def hat(w):
-    """Skew matrix of a 3-vector, ``hat(w) @ v == cross(w, v)`` (ALGORITHMS.md section 0)."""
+    """Skew matrix of a 3-vector, ``hat(w) @ v == cross(w, v)`` (docs/algorithms.md section 0)."""
     W = np.empty((3, 3))
     W[0, 0] = 0.0
     W[0, 1] = -w[2]
@@ -198,7 +198,7 @@ def _horner(coefs, x2):
 
 @numba.njit(cache=True)
 def sinc1(x):
-    """sin(x)/x; series 1 - x^2/6 + x^4/120 - x^6/5040 below 1e-2 (ALGORITHMS.md section 0 uses two terms
+    """sin(x)/x; series 1 - x^2/6 + x^4/120 - x^6/5040 below 1e-2 (docs/algorithms.md section 0 uses two terms
     below 1e-4, liegroup ``sinx_x``; the longer series is as exact and spares the sin call at the small angles
     of a time step)."""
     if abs(x) < SINC1_SERIES_BELOW:
@@ -209,7 +209,7 @@ def sinc1(x):
 
 @numba.njit(cache=True)
 def cosc2(x):
-    """(1 - cos x)/x^2; series 1/2 - x^2/24 + x^4/720 below 1e-2 (ALGORITHMS.md section 0).
+    """(1 - cos x)/x^2; series 1/2 - x^2/24 + x^4/720 below 1e-2 (docs/algorithms.md section 0).
 
     The closed form is evaluated as 2 (sin(x/2)/x)^2, which has no cancellation.
     """
@@ -222,7 +222,7 @@ def cosc2(x):
 
 @numba.njit(cache=True)
 def sinc3(x):
-    """(x - sin x)/x^3; series 1/6 - x^2/120 + x^4/5040 - x^6/362880 below 1e-2 (ALGORITHMS.md section 0 uses
+    """(x - sin x)/x^3; series 1/6 - x^2/120 + x^4/5040 - x^6/362880 below 1e-2 (docs/algorithms.md section 0 uses
     three terms below 1e-4; above 1e-4 the closed form loses digits by cancellation)."""
     if abs(x) < SINC3_SERIES_BELOW:
         x2 = x * x
@@ -232,7 +232,7 @@ def sinc3(x):
 
 @numba.njit(cache=True)
 def c_coef(x):
-    """c(x) = (1 - (x/2) cot(x/2))/x^2, the W^2 coefficient of T^-1 (ALGORITHMS.md section 0).
+    """c(x) = (1 - (x/2) cot(x/2))/x^2, the W^2 coefficient of T^-1 (docs/algorithms.md section 0).
 
     Series 1/12 + x^2/720 + x^4/30240 below 1e-2 (liegroup ``two_xcotx2_2x2``); singular at x = 2 k pi.
     """
@@ -245,7 +245,7 @@ def c_coef(x):
 
 @numba.njit(cache=True)
 def c3_coef(x):
-    """c3(x) = c'(x)/x = (x sin x + 4 cos x + x^2 - 4)/(4 sin^2(x/2) x^4) (ALGORITHMS.md section 0).
+    """c3(x) = c'(x)/x = (x sin x + 4 cos x + x^2 - 4)/(4 sin^2(x/2) x^4) (docs/algorithms.md section 0).
 
     Series below 0.2: 1/360 + x^2/7560 + x^4/201600 + x^6/5987520 + 691 x^8/130767436800 (the last two
     terms as in liegroup ``xsinx_4cosx_x2_4_4sinx22_x4``; coefficients re-derived from the Bernoulli series
@@ -260,7 +260,7 @@ def c3_coef(x):
 
 @numba.njit(cache=True)
 def sinc1_d(x):
-    """sinc1'(x)/x = (x cos x - sin x)/x^3 (b1 of ALGORITHMS.md section 3); Taylor series below 0.2."""
+    """sinc1'(x)/x = (x cos x - sin x)/x^3 (b1 of docs/algorithms.md section 3); Taylor series below 0.2."""
     if abs(x) < SINC1_D_SERIES_BELOW:
         return _horner(_SINC1_D_SERIES, x * x)
     return (x * math.cos(x) - math.sin(x)) / (x * x * x)
@@ -268,7 +268,7 @@ def sinc1_d(x):
 
 @numba.njit(cache=True)
 def cosc2_d(x):
-    """cosc2'(x)/x = (x sin x - 2 (1 - cos x))/x^4 (b2 of ALGORITHMS.md section 3; liegroup
+    """cosc2'(x)/x = (x sin x - 2 (1 - cos x))/x^4 (b2 of docs/algorithms.md section 3; liegroup
     ``two_2cosx_xsinx_x4`` with the opposite sign); Taylor series below 0.5."""
     if abs(x) < COSC2_D_SERIES_BELOW:
         return _horner(_COSC2_D_SERIES, x * x)
@@ -294,7 +294,7 @@ def sinc3_d(x):
 
 @numba.njit(cache=True)
 def expm_so3(w):
-    """Rodrigues' formula R = I + (sin x/x) W + ((1 - cos x)/x^2) W^2 (HLW GNI IV.8, ALGORITHMS.md sec. 0).
+    """Rodrigues' formula R = I + (sin x/x) W + ((1 - cos x)/x^2) W^2 (HLW GNI IV.8, docs/algorithms.md sec. 0).
 
     Written as R = cos(x) I + cosc2(x) w w^T + sinc1(x) W, with the small-angle series of sinc1/cosc2.
     """
@@ -304,7 +304,7 @@ def expm_so3(w):
 
 @numba.njit(cache=True)
 def logm_so3(R):
-    """Principal logarithm w = vee(log R), |w| in [0, pi] (ALGORITHMS.md section 0, "Log map near pi").
+    """Principal logarithm w = vee(log R), |w| in [0, pi] (docs/algorithms.md section 0, "Log map near pi").
 
     angle = atan2(|vee(R - R^T)|/2, (tr R - 1)/2) (no acos).  For angle <= pi/2, w = vee(R - R^T) /
     (2 sinc1(angle)).  Beyond pi/2 the axis is the largest column of the symmetric part
@@ -355,21 +355,21 @@ def logm_so3(R):
 @numba.njit(cache=True)
 def tangent(w):
     """T(w) = I - ((1-cos x)/x^2) W + ((x - sin x)/x^3) W^2, expm(w)^-1 d expm(w) = hat(T dw)
-    (ALGORITHMS.md section 0; liegroup ``tan_op_s3``)."""
+    (docs/algorithms.md section 0; liegroup ``tan_op_s3``)."""
     x = _norm3(w)
     return _poly_i_w_w2(w, -cosc2(x), sinc3(x))
 
 
 @numba.njit(cache=True)
 def tangent_t(w):
-    """T(w)^T = T(-w) = I + ((1-cos x)/x^2) W + ((x - sin x)/x^3) W^2 (ALGORITHMS.md sections 0 and 6)."""
+    """T(w)^T = T(-w) = I + ((1-cos x)/x^2) W + ((x - sin x)/x^3) W^2 (docs/algorithms.md sections 0 and 6)."""
     x = _norm3(w)
     return _poly_i_w_w2(w, cosc2(x), sinc3(x))
 
 
 @numba.njit(cache=True)
 def tangent_inv_t(w):
-    """T(w)^-T = I - W/2 + c(x) W^2 (ALGORITHMS.md section 0; liegroup ``tan_tr_inv_s3``)."""
+    """T(w)^-T = I - W/2 + c(x) W^2 (docs/algorithms.md section 0; liegroup ``tan_tr_inv_s3``)."""
     x = _norm3(w)
     return _poly_i_w_w2(w, -0.5, c_coef(x))
 
@@ -428,7 +428,7 @@ def _d_poly(w, a, alpha, beta, dalpha, dbeta):
 
 @numba.njit(cache=True)
 def d_tangent_inv_t(w, a):
-    """D(w; a) = d/dw [T(w)^-T a] (ALGORITHMS.md section 0; liegroup ``d_tan_tr_inv_s3``)::
+    """D(w; a) = d/dw [T(w)^-T a] (docs/algorithms.md section 0; liegroup ``d_tan_tr_inv_s3``)::
 
         1/2 hat(a) - c(x) (W hat(a) + hat(w x a)) - c3(x) (w x (a x w)) w^T
 

@@ -2,11 +2,11 @@
 
 - Gauss: s nodes c_i in (0, 1), weights b_i (exact for polynomials of degree 2s - 1), collocation matrix a_ij.
 - Lobatto: s + 1 nodes ct_0 = 0 < ... < ct_s = 1, weights bt_j (exact for degree 2s - 1).
-- SPARK coefficients (ALGORITHMS.md section 4, after Jay, SIAM J. Numer. Anal. 45 (2007) 1814-1842):
+- SPARK coefficients (docs/algorithms.md section 4, after Jay, SIAM J. Numer. Anal. 45 (2007) 1814-1842):
   ah_jk with sum_k ah_jk c_k^(m-1) = ct_j^m / m (m = 1..s), so the Lobatto-node positions are
   Qt_j = q0 + h sum_k ah_jk V_k, and at_ij = bt_j (1 - ah_ji / b_i) (the symplecticity condition
   b_i at_ij + bt_j ah_ji = b_i bt_j).
-- The Galerkin form the kernel uses (the same method, ALGORITHMS.md section 4): the step's polynomial q_d(tau) of
+- The Galerkin form the kernel uses (the same method, docs/algorithms.md section 4): the step's polynomial q_d(tau) of
   degree s through control points q^0..q^s at the Lobatto nodes; ``lag[i, nu]`` = l_nu(c_i) and
   ``dlag[i, nu]`` = l_nu'(c_i) are its Lagrange basis and derivative at the Gauss nodes, ``extrap[nu, mu]`` =
   l_mu(1 + ct_nu) extrapolates the previous step's polynomial to the new control points (Newton predictor).

@@ -1,4 +1,4 @@
-"""Independent reference solutions for the benchmarks B1-B6 of ``/work/shared/BENCHMARKS.md``.
+"""Independent reference solutions for the benchmarks B1-B6 of docs/benchmarks.md.
 
 These references exist to test the project's integrators (convergence order, conservation), so they are
 deliberately written in OTHER coordinates than the solvers use and import nothing from ``solvers``:

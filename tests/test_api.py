@@ -1,4 +1,4 @@
-"""The public API contract of BENCHMARKS.md: ids, validation, Result, progress/cancel, decimation, divergence."""
+"""The public API contract of docs/benchmarks.md: ids, validation, Result, progress/cancel, decimation, divergence."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ def test_orthogonality_error():
 # ---------------------------------------------------------------------------------------------------------
 
 # Worst relative error allowed per helper, from the conditioning of the closed form just above its
-# threshold (ALGORITHMS.md thresholds for the first five): x - sin x cancels to ~4e-8 just above 1e-4,
+# threshold (docs/algorithms.md thresholds for the first five): x - sin x cancels to ~4e-8 just above 1e-4,
 # 1 - (x/2)cot(x/2) to ~1e-11 above 1e-2, the c3 numerator to ~4e-9 above 0.2.
 COEF_RTOL = {
     "sinc1": 1e-15,
@@ -335,7 +335,7 @@ def test_tangent_defining_relation_finite_difference():
 
 
 def test_spatial_velocity_uses_transpose():
-    """ALGORITHMS.md section 6: d/dt expm(w) expm(w)^-1 = hat(T(w)^T dw/dt)."""
+    """docs/algorithms.md section 6: d/dt expm(w) expm(w)^-1 = hat(T(w)^T dw/dt)."""
     rng = _rng(14)
     h = 1e-6
     for w in _angle_axis_samples([1e-3, 1.0, 2.5], seed=14):

@@ -33,7 +33,7 @@ interior of the cubic never feels the constraint forces and those slopes fall fr
 t_{k+1}). Option ``project`` = 1 adds that impulse (RATTLE's second half: qdot_{k+1} with G(q_{k+1}) qdot_{k+1} = 0
 from [[M, G^T], [G, 0]] [qdot; nu] = [p_{k+1}; 0]), a stronger variant that is not the seed's.
 
-Order: positions 2 (constraints imposed at the step nodes only, SHAKE-type: ALGORITHMS.md section 5); the seed's
+Order: positions 2 (constraints imposed at the step nodes only, SHAKE-type: docs/algorithms.md section 5); the seed's
 velocities M^-1 p 1 (they miss O(h) of constraint impulse), 2 with ``project``. H23G2 and H33G2 are the same
 method: both curves are the cubics with the given q_k, qdot_k and q_{k+1}, a one-parameter family (H33 names the
 free parameter q_m, H23 the end slope v_{k+1}), and both make L_d stationary in that parameter, so they pick the

@@ -1,6 +1,6 @@
 """Fourth-order Magnus integrator for the linear ODE dR/dt = hat(omega(t)) R with a given omega(t), beyond
 seed 002 (Iserles, Munthe-Kaas, Norsett, Zanna, Acta Numerica 9 (2000) 215; Blanes, Casas, Oteo, Ros 2009;
-ALGORITHMS.md section 6).
+docs/algorithms.md section 6).
 
 Two Gauss points c = 1/2 -+ sqrt(3)/6, w_i = omega(t_n + c_i h):
 Theta = (h/2)(w1 + w2) + (sqrt(3)/12) h^2 (w2 x w1) (the commutator term [A2, A1] of the spatial form),

@@ -3,7 +3,7 @@
 Spatial angular velocity: dR/dt = hat(omega) R, so dq/dt = 1/2 (0, omega(t)) q (Hamilton product, scalar
 first); R = R(q). The quaternion lives in ``work`` and the saved state is the benchmark's rotation vector, the
 principal log(R(q)) (|theta| <= pi); the rotation error (seed 002 eq. 17) is that of R(q) itself. No 2 pi
-singularity; order 4 (normalisation does not lower it). ALGORITHMS.md section 6.
+singularity; order 4 (normalisation does not lower it). docs/algorithms.md section 6.
 """
 
 from __future__ import annotations

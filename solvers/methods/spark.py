@@ -22,7 +22,7 @@ gamma = "R" is seed eq. 31 (mean of the bars' J_i), "T" seed eq. 32 as reconstru
 Only DISTANCE constraints between natural-coordinate points (PAIR, FIXED) carry the gamma term; models without them
 (two_link_arm, planar_pendulum) are unaffected by gamma.
 
-Formulation (ALGORITHMS.md section 4: the Galerkin variational form of the method). One step from (q0, p0 = M qdot0):
+Formulation (docs/algorithms.md section 4: the Galerkin variational form). One step from (q0, p0 = M qdot0):
 the step's polynomial q_d(tau) of degree s through control points q^0 = q0, q^1..q^s = q1 at the s + 1 Lobatto nodes
 ct_nu; Gauss points (c_i, b_i): Q_i = sum_nu l_nu(c_i) q^nu, V_i = (1/h) sum_nu l_nu'(c_i) q^nu; discrete action
 
@@ -37,7 +37,7 @@ mu_nu = h Lambda_nu the step equations are
 (unknowns Delta^nu = (q^nu - q0) / h, nu = 1..s, and mu_0..mu_{s-1}), then the linear stage
 p1 = sum_i b_i [h l_s(c_i) E_i + l_s'(c_i) Y_i] - bt_s G(q1)^T mu_s with G(q1) M^-1 p1 = 0, qdot1 = M^-1 p1
 (on the manifold dT_gamma/dqdot = M qdot, so the state keeps qdot). For the constant M (gamma = J_i) this is the
-SPARK method of ALGORITHMS.md section 4 (Gauss a_ij, b_j for the internal stages, Lobatto ct_j, bt_j for the
+SPARK method of docs/algorithms.md section 4 (Gauss a_ij, b_j for the internal stages, Lobatto ct_j, bt_j for the
 constraints, at_ij = bt_j (1 - ah_ji / b_i)); for s = 1 and a constant force it is RATTLE (tests/test_spark.py).
 
 Newton on (Delta, mu): the Jacobian is assembled from the exact stage derivatives dE/dQ, dE/dV, dY/dQ, dY/dV (chain

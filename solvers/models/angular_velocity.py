@@ -3,7 +3,7 @@
 The test function is fixed by seed 002: theta(t) = [sin^2(20t) + 10 sin t, 5t, sin t + 0.08 (cos(100t) - 1)],
 R = exp(hat(theta)), spatial angular velocity omega = T_s(theta) dtheta/dt with seed 002's
 T_s(theta) = I + (1 - cos v)/v^2 hat(theta) + (v - sin v)/v^3 hat(theta)^2 (eqs. 4, 9, 10), which is the transpose
-of ALGORITHMS.md's T. Integrating dtheta/dt = T_s(theta)^-1 omega (eq. 12) meets the singularity |theta| = 2 pi.
+of docs/algorithms.md's T. Integrating dtheta/dt = T_s(theta)^-1 omega (eq. 12) meets the singularity |theta| = 2 pi.
 
 State: theta (3). Kernel data tuple: ``(unused (1,),)``.
 """

@@ -103,7 +103,7 @@ class Model:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """A benchmark of BENCHMARKS.md: metadata, parameters and the builder of its model."""
+    """A benchmark of docs/benchmarks.md: metadata, parameters and the builder of its model."""
 
     id: str
     title: str

@@ -25,7 +25,7 @@ PARAMS = {
 def mass_matrix(m1: float, m2: float) -> np.ndarray:
     """Constant mass matrix of two uniform bars with end points (O0, O1), (O1, O2); O0 fixed.
 
-    A bar with end points (a, b) contributes m [[I/3, I/6], [I/6, I/3]] (BENCHMARKS.md B5).
+    A bar with end points (a, b) contributes m [[I/3, I/6], [I/6, I/3]] (docs/benchmarks.md B5).
     """
     small = np.array([[(m1 + m2) / 3, m2 / 6], [m2 / 6, m2 / 3]])
     return np.kron(small, np.eye(2))

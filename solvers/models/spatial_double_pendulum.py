@@ -24,7 +24,7 @@ PARAMS = {
 
 
 def rod_mass_inertia(density: float, radius: float, length: float) -> tuple[float, np.ndarray]:
-    """Mass and inertia about the centre of mass of a solid cylinder along body y (BENCHMARKS.md B1)."""
+    """Mass and inertia about the centre of mass of a solid cylinder along body y (docs/benchmarks.md B1)."""
     m = density * np.pi * radius**2 * length
     jt = m * (3 * radius**2 + length**2) / 12.0
     return m, np.diag([jt, m * radius**2 / 2.0, jt])

@@ -26,7 +26,7 @@ from .model import (
 )
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 000, section 3: the spatial double pendulum (BENCHMARKS.md B1)
+# seed 000, section 3: the spatial double pendulum (docs/benchmarks.md B1)
 # ---------------------------------------------------------------------------------------------------------------
 
 SDP = "spatial_double_pendulum"

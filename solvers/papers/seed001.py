@@ -24,7 +24,7 @@ from .model import (
 )
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 001, section 3: the two-link arm (BENCHMARKS.md B4), Tables 1-2 and Figs. 2-10
+# seed 001, section 3: the two-link arm (docs/benchmarks.md B4), Tables 1-2 and Figs. 2-10
 # ---------------------------------------------------------------------------------------------------------------
 
 ARM = "two_link_arm"

@@ -11,7 +11,7 @@ from ..result import Result
 from .model import Claim, Experiment, Run, Series, Verdict, _partial_note, summary_below, summary_in_band
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 002, section 3: rotation from angular velocity (BENCHMARKS.md B6)
+# seed 002, section 3: rotation from angular velocity (docs/benchmarks.md B6)
 # ---------------------------------------------------------------------------------------------------------------
 
 AV = "angular_velocity"

@@ -11,7 +11,7 @@ from ..result import Result
 from .model import Claim, Evaluator, Experiment, Run, Series, Verdict, _fmt, on_common_times
 
 # ---------------------------------------------------------------------------------------------------------------
-# seed 003: parameter pre-tuned symplectic integration (the gamma of Gauss-Lobatto SPARK), BENCHMARKS.md B5
+# seed 003: parameter pre-tuned symplectic integration (the gamma of Gauss-Lobatto SPARK), docs/benchmarks.md B5
 # ---------------------------------------------------------------------------------------------------------------
 
 NDP = "natural_double_pendulum"
@@ -225,7 +225,7 @@ SEED003 = Experiment(
     notes=(
         "gamma_T: the seed's eq. 32 is garbled; gamma_T = (1/N) sum_i i J_i reproduces its value 0.916667 for these "
         "bars (J = 1/3, 3/4) but is a reconstruction fitted to that one number (docs/methods.md).",
-        "The seed's initial condition (eq. 34) is garbled; both bars start horizontal at rest (BENCHMARKS.md B5).",
+        "The seed's initial condition (eq. 34) is garbled; both bars start horizontal at rest (docs/benchmarks.md B5).",
         "Order 2s for every gamma (Fig. 3) is checked in tests/test_spark.py, not here.",
     ),
 )
