@@ -17,7 +17,8 @@ v = (Omega_i, xdot_i), dq/dt = q hat(v),
     M dv/dt + g(q, v) + B(q)^T lambda = 0,    Phi(q) = 0,
     g = (Omega_i x J_i Omega_i, 0) + grad U(q),   grad U = (0, -m_i g)   (rigid.potential_gradient),
 
-i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
+(a pinned body, the heavy top of seed 004 eq. 68, has the rotational block only, J about the pivot and
+grad U = -m rho x R^T g, whose stiffness -m hat(rho) hat(R^T g) (rigid.potential_stiffness) joins K_t), i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
 
 One step ([BC10], [ABC15]; ALGORITHMS.md section 2), rho = rho_inf:
     alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,
@@ -81,22 +82,17 @@ Stability (measured; [CG89] for the linear case). In the constraint-normal direc
 the double root -rho_inf (the Chung-Hulbert coefficients put both stiff-limit roots there), and a double root moves
 by O(sqrt(eps)) under a perturbation eps: the constraint curvature (eps ~ c h) can push it out of the unit disc.
 At rho_inf = 1 (double root -1) the index-3 form is unstable: at h = 1e-3 the seed double pendulum fails
-after 5.4 s, the general one after 8.6 s (stab2 is fine at rho_inf = 1). On seed 004's pendulum (inertia about the
-pivot smaller than m |rho|^2, i.e. an indefinite inertia about the centre of mass, a strong coupling between the
-rotation and the pivot constraint) index3 at rho_inf = 0.9 needs h <= 3e-3: at h = 5e-3 and at the benchmark's
-default h = 1e-2 the multipliers show the growing (-1)^n mode and the run fails after about 2.8 s resp. 1 s ("Newton
-did not converge"); rho_inf = 0.8 is stable at 5e-3, rho_inf <= 0.6 at 1e-2, stab2 at 1e-2. (RATTLie and Lie-alpha
-alike fail at seed 004's own steps 0.05 and 0.1 on this model.) The pendulum's Newton matrix has indefinite 3x3
-rotational blocks; only the saddle system is regular (see "Linear algebra").
+after 5.4 s, the general one after 8.6 s (stab2 is fine at rho_inf = 1). Seed 004's pendulum (a pinned body, no
+constraints: index3 and stab2 coincide) runs 100 s at the seed's steps 0.05 and 0.1 (docs/methods.md).
 
 [CG89]  A. Cardona, M. Geradin, "Time integration of the equations of motion in mechanism analysis", Comput.
         Struct. 33 (1989) 801-820 (numerical damping is needed for index-3 constrained systems).
 
 Linear algebra: the first block of the iteration matrix is block diagonal (3x3 rotational blocks, beta_bar m I
 translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
-multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when the inertia about the
-centre of mass is indefinite, as in seed 004's pendulum, where only the saddle system is regular) the full system
-is solved by LU with partial pivoting instead. Newton stops when every block of the update is below
+multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when an inertia about a
+centre of mass is singular or indefinite; only the saddle system is then regular) the full system is solved by LU
+with partial pivoting instead. Newton stops when every block of the update is below
 newton_tol (1 + |block|) (max norms; blocks Dq, mu, nu); it fails after newton_max_iter iterations.
 
 Newton starts from vdot_{n+1} and lambda_{n+1} extrapolated linearly from the two previous steps (O(h^2) accurate),
