@@ -18,7 +18,8 @@ Position stage (nonlinear; unknowns f_i, x_{n+1,i} for all bodies and nu = scale
 
 x = |f_i|. g is Lee's hat(g) = F J_d - J_d F^T (J_d = tr(J)/2 I - J) written as a vector equation, so J_d is
 never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f = 0 is J itself. P is the
-momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]], H = blockdiag(A_i, m_i I),
+momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]],
+H = blockdiag(A_i, m_i I),
 A_i = dg/df (ALGORITHMS.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
 -R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
 3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if

@@ -18,7 +18,8 @@ v = (Omega_i, xdot_i), dq/dt = q hat(v),
     g = (Omega_i x J_i Omega_i, 0) + grad U(q),   grad U = (0, -m_i g)   (rigid.potential_gradient),
 
 (a pinned body, the heavy top of seed 004 eq. 68, has the rotational block only, J about the pivot and
-grad U = -m rho x R^T g, whose stiffness -m hat(rho) hat(R^T g) (rigid.potential_stiffness) joins K_t), i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
+grad U = -m rho x R^T g, whose stiffness -m hat(rho) hat(R^T g) (rigid.potential_stiffness) joins K_t), i.e.
+M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
 
 One step ([BC10], [ABC15]; ALGORITHMS.md section 2), rho = rho_inf:
     alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,

@@ -783,6 +783,38 @@ def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray,
             acc[slot + r] = first if k <= 1 else second
 
 
+@njit(cache=True)
+def orthonormalise(data: tuple, y: np.ndarray) -> None:
+    """Replace R of every pinned body by its orthogonal polar factor, the nearest rotation (docs/methods.md, rk4).
+
+    Newton-Schulz iteration X <- X + X (I - X^T X) / 2 (quadratic convergence near SO(3)) until ||I - X^T X||
+    is at round-off (at most 8 iterations). Free bodies are left as they are.
+    """
+    pinned, y_off = data[6], data[9]
+    E = np.empty((3, 3))
+    X = np.empty(9)
+    for i in range(pinned.shape[0]):
+        if not pinned[i]:
+            continue
+        o = y_off[i]
+        for _ in range(8):
+            err = 0.0
+            for r in range(3):
+                for c in range(3):
+                    e = (1.0 if r == c else 0.0) - (y[o + r] * y[o + c] + y[o + 3 + r] * y[o + 3 + c]
+                                                    + y[o + 6 + r] * y[o + 6 + c])
+                    E[r, c] = 0.5 * e
+                    err += e * e
+            if not err > 1e-30:  # ||I - R^T R|| <= 1e-15 (NaN: leave it to the caller's finiteness check)
+                break
+            for r in range(3):
+                for c in range(3):
+                    X[3 * r + c] = y[o + 3 * r + c] + y[o + 3 * r] * E[0, c] + y[o + 3 * r + 1] * E[1, c] \
+                        + y[o + 3 * r + 2] * E[2, c]
+            for k in range(9):
+                y[o + k] = X[k]
+
+
 # Inlined (numba IR) forms of the per-step model functions, for the hot loops of kernels: a compiled call that
 # passes the data tuple copies about 60 machine words onto the stack, which measured (perf, RATTLie on the seed
 # run) more than the body of potential_gradient or constraint_jacobian itself. Same Python functions, no cache of
