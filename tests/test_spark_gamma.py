@@ -51,8 +51,9 @@ def test_unknown_strings_are_refused_naming_the_choices():
 
 
 def test_gamma_R_and_T_from_the_model():
-    """eq. 31: mean of the bars' inertias; eq. 32 (reconstructed): 0.916667 for the seed's bars, and both follow
-    the model's parameters."""
+    """eq. 31: mean of the bars' inertias; eq. 32 is unreadable in the seed, so gamma_T = (1/N) sum_i i J_i is our
+    formula, chosen because it reproduces the seed's printed 0.916667 (= 11/12) for its bars (not derived: this
+    test checks that choice, not the seed's formula); both follow the model's parameters."""
     assert spark.gamma_R(_data()) == pytest.approx((4 / 12 + 9 / 12) / 2, abs=1e-15)
     assert spark.gamma_T(_data()) == pytest.approx(0.916667, abs=1e-6)
     m = _data(m1=2.0, l1=1.5, m2=0.5)
@@ -166,3 +167,10 @@ def test_gamma_opt_keeps_constraints_and_bounded_energy():
     k = len(e) // 5
     assert e[-k:].max() <= 2.0 * e[k : 2 * k].max()
     assert res.summary["max_energy_error"] <= 0.1
+
+
+def test_the_user_is_told_that_gamma_T_is_our_formula():
+    """describe_method and the option's help say where 0.916667 comes from (issue: honest labels)."""
+    d = solvers.describe_method("spark")
+    for text in (d["description"], d["options"]["gamma"]["doc"]):
+        assert "0.916667" in text and "eq. 32 is unreadable" in text
