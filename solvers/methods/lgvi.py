@@ -275,7 +275,7 @@ def _finish(rd, q0, z, h, q1, pm) -> None:
     """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}; a pinned body adds
     the half impulse (h/2) M_{n+1} of gravity's moment, docs/algorithms.md section 3),
     gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
-    mass, inertia, grav, pinned, v_off = rd[0], rd[1], rd[2], rd[6], rd[10]
+    mass, inertia, grav, pinned, y_off, v_off = rd[0], rd[1], rd[2], rd[6], rd[9], rd[10]
     for i in range(mass.shape[0]):
         o = v_off[i]
         f0 = z[o]
@@ -283,7 +283,7 @@ def _finish(rd, q0, z, h, q1, pm) -> None:
         f2 = z[o + 2]
         x2 = f0 * f0 + f1 * f1 + f2 * f2
         a1, a2, _a3, _b1, _b2 = _coefs(x2)
-        rigid.advance_body(rd, q0, z, i, a1, a2, q1)
+        rigid.advance_body(q0, z, y_off[i], o, not pinned[i], a1, a2, q1)
         d = 1.0 - a2 * x2  # cos x
         u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
         u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
@@ -511,7 +511,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 x2 = f0 * f0 + f1 * f1 + f2 * f2
                 a1, a2, a3, b1, b2 = _coefs(x2)
                 # R_{n+1} = R_n exp(hat f), x_{n+1} = x_n + dx (Rodrigues with a1 = sinc1, a2 = cosc2)
-                rigid.advance_body(rd, q_start, z, i, a1, a2, q1)
+                rigid.advance_body(q_start, z, y_off[i], o, not pinned[i], a1, a2, q1)
                 u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
                 u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
                 u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
@@ -754,7 +754,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for r in range(nv):
             w_older[r] = w_old[r]
             w_old[r] = w[r]
-        rigid.diagnostics(rd, y, acc, diag)
+        rigid.diagnostics_inline(rd, y, acc, diag)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1, stride,
                                  n_total)
     return n_steps, kernels.OK, n_saved

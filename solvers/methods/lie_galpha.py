@@ -136,7 +136,7 @@ def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _configure(rd, y, w, Ts, yn):
     """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y) and Ts[i] = T(w_Omega_i).
 
@@ -448,9 +448,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             # kinematics from Dq (and nu)
             _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
             _configure(rd, y, w, Ts, yn)
-            rigid.constraint_jacobian(rd, yn, Bm)
+            rigid.constraint_jacobian_inline(rd, yn, Bm)
             rigid.times_tangent(rd, Bm, Ts, BTm)
-            rigid.constraint_force_derivative(rd, yn, mu, Kd)
+            rigid.constraint_force_derivative_inline(rd, yn, mu, Kd)
             rigid.potential_stiffness(rd, yn, h, Kd)  # + h d(grad U)/dq: pinned bodies' gravity moment
             # residual r_1 = h (M vdot + g) + B^T mu; blocks A
             for i in range(nb):
@@ -512,7 +512,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     Cm[c, p] = Bm[p, c]
                     Dm[p, c] = BTm[p, c]
             if stab2:
-                rigid.velocity_constraint_jacobian(rd, yn, v1, Zm)
+                rigid.velocity_constraint_jacobian_inline(rd, yn, v1, Zm)
                 rigid.times_tangent(rd, Zm, Ts, ZTm)
                 for p in range(nm):
                     sacc = 0.0
@@ -587,7 +587,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         work[hist] = 1.0
         t = t_start + (k0 + s + 1) * h
         rigid.set_velocity(rd, acc, vd)
-        rigid.diagnostics(rd, y, acc, d)
+        rigid.diagnostics_inline(rd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
 

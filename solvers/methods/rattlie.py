@@ -94,6 +94,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     Jm = inertia  # indexed as Jm[i, r, c] in the loop: no per-body views (each costs an atomic incref/decref)
     nb = mass.shape[0]
     pinned = rd[6]  # pinned bodies (seed 004 eq. 68): rotational blocks only
+    y_off = rd[9]
     v_off = rd[10]
     nv = rigid.n_velocity(rd)
     nm = rigid.n_multipliers(rd)
@@ -200,7 +201,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for r in range(3):
                         hd[o + 3 + r] = h * delta[o + 3 + r]
                 x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                rigid.advance_body(rd, y, hd, i, lie.sinc1(x), lie.cosc2(x), y1)
+                rigid.advance_body(y, hd, y_off[i], o, not pinned[i], lie.sinc1(x), lie.cosc2(x), y1)
                 for c in range(3):
                     Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
                 if fresh:

@@ -152,13 +152,16 @@ def gravity_moment(data: tuple, y: np.ndarray, i: int) -> tuple:
     Seed 004 eq. 68 (g = g e3: m g rho x R^T e3); minus the rotational part of grad U, U = -m g.(pivot + R rho).
     """
     o = data[9][i]
-    rho = data[8][i]
+    com = data[8]  # indexed, not viewed: no per-call array view in the callers' loops
     g = data[2]
     m = data[0][i]
+    r0 = com[i, 0]
+    r1 = com[i, 1]
+    r2 = com[i, 2]
     u0 = y[o] * g[0] + y[o + 3] * g[1] + y[o + 6] * g[2]  # u = R^T g
     u1 = y[o + 1] * g[0] + y[o + 4] * g[1] + y[o + 7] * g[2]
     u2 = y[o + 2] * g[0] + y[o + 5] * g[1] + y[o + 8] * g[2]
-    return (m * (rho[1] * u2 - rho[2] * u1), m * (rho[2] * u0 - rho[0] * u2), m * (rho[0] * u1 - rho[1] * u0))
+    return (m * (r1 * u2 - r2 * u1), m * (r2 * u0 - r0 * u2), m * (r0 * u1 - r1 * u0))
 
 
 @njit(cache=True)
@@ -206,13 +209,17 @@ def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     for i in range(nb):
         o = y_off[i]
         v = v_off[i]
-        J = inertia[i]
-        W = y[o + 9 : o + 12] if pinned[i] else y[o + 12 : o + 15]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views: this runs at every RK4 stage)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
         for r in range(3):
             for c in range(3):
-                A[v + r, v + c] = J[r, c]
-            JW[r] = J[r, 0] * W[0] + J[r, 1] * W[1] + J[r, 2] * W[2]
-        cross_into(W, JW, t1)
+                A[v + r, v + c] = inertia[i, r, c]
+            JW[r] = inertia[i, r, 0] * W0 + inertia[i, r, 1] * W1 + inertia[i, r, 2] * W2
+        t1[0] = W1 * JW[2] - W2 * JW[1]  # Omega x J Omega
+        t1[1] = W2 * JW[0] - W0 * JW[2]
+        t1[2] = W0 * JW[1] - W1 * JW[0]
         if pinned[i]:
             g0, g1, g2 = gravity_moment(data, y, i)
             b[v] = g0 - t1[0]
@@ -264,7 +271,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 
     Returns False if the saddle-point matrix is singular.
     """
-    n = assemble(data, y, A, b)
+    n = assemble_inline(data, y, A, b)
     if not lu_solve_inplace(A, b, n):
         return False
     pinned, y_off, v_off = data[6], data[9], data[10]
@@ -272,13 +279,17 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     for i in range(nb):
         o = y_off[i]
         v = v_off[i]
-        w = o + 9 if pinned[i] else o + 12  # Omega
-        R = y[o : o + 9].reshape((3, 3))
-        W = y[w : w + 3]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
         for r in range(3):
-            ydot[o + 3 * r + 0] = R[r, 1] * W[2] - R[r, 2] * W[1]
-            ydot[o + 3 * r + 1] = -R[r, 0] * W[2] + R[r, 2] * W[0]
-            ydot[o + 3 * r + 2] = R[r, 0] * W[1] - R[r, 1] * W[0]
+            R0 = y[o + 3 * r]
+            R1 = y[o + 3 * r + 1]
+            R2 = y[o + 3 * r + 2]
+            ydot[o + 3 * r + 0] = R1 * W2 - R2 * W1
+            ydot[o + 3 * r + 1] = -R0 * W2 + R2 * W0
+            ydot[o + 3 * r + 2] = R0 * W1 - R1 * W0
             ydot[w + r] = b[v + r]
             if not pinned[i]:
                 ydot[o + 9 + r] = y[o + 15 + r]
@@ -320,34 +331,14 @@ def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray) -> tuple:
     )
 
 
-@njit(cache=True, inline="always")
-def _free_energy_momentum(y, o, m, grav, axis, W0, W1, W2, JW0, JW1, JW2, energy, mom) -> tuple:
-    """energy + 1/2 Omega.J Omega + 1/2 m |v|^2 - m g.x and mom + axis.(x x m v + R J Omega) of a free body."""
-    x0 = y[o + 9]
-    x1 = y[o + 10]
-    x2 = y[o + 11]
-    v0 = y[o + 15]
-    v1 = y[o + 16]
-    v2 = y[o + 17]
-    energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2) + 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2)
-    energy -= m * (grav[0] * x0 + grav[1] * x1 + grav[2] * x2)
-    orbital0 = m * (x1 * v2 - x2 * v1)
-    orbital1 = m * (x2 * v0 - x0 * v2)
-    orbital2 = m * (x0 * v1 - x1 * v0)
-    mom += axis[0] * orbital0 + axis[1] * orbital1 + axis[2] * orbital2
-    for r in range(3):
-        spin = y[o + 3 * r] * JW0 + y[o + 3 * r + 1] * JW1 + y[o + 3 * r + 2] * JW2
-        mom += axis[r] * spin
-    return energy, mom
-
-
 @njit(cache=True)
 def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, constraint norms (position, velocity, acceleration), orthogonality, momentum; NaN rotation error.
 
     ``acc`` is laid out like y; only its Omega-dot and v-dot entries are read (NaN there gives a NaN
     acceleration constraint). Energy sum_i 1/2 Omega.J Omega + 1/2 m |v|^2 - m g.x; momentum
-    axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (BENCHMARKS.md B1, B2). No allocation.
+    axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (docs/benchmarks.md B1, B2); pinned bodies about their pivot.
+    Constraint norms are NaN without joints. No allocation.
     """
     mass, inertia, grav, jb, jp, axis = data[0], data[1], data[2], data[3], data[4], data[5]
     pinned, pivot, com, y_off = data[6], data[7], data[8], data[9]
@@ -357,36 +348,53 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     orth = 0.0
     for i in range(nb):
         o = y_off[i]
-        J = inertia[i]
-        w = o + 9 if pinned[i] else o + 12  # Omega
-        W0 = y[w]
-        W1 = y[w + 1]
-        W2 = y[w + 2]
-        JW0 = J[0, 0] * W0 + J[0, 1] * W1 + J[0, 2] * W2
-        JW1 = J[1, 0] * W0 + J[1, 1] * W1 + J[1, 2] * W2
-        JW2 = J[2, 0] * W0 + J[2, 1] * W1 + J[2, 2] * W2
         if pinned[i]:
-            # about the pivot p: T = 1/2 Omega.J Omega, U = -m g.(p + R rho); momentum p x m v_c + R J Omega
-            rho = com[i]
-            p = pivot[i]
+            # about the pivot p: T = 1/2 Omega.J Omega, U = -m g.(p + R rho), L = R J Omega + p x m v_c with
+            # v_c = R (Omega x rho) (no calls or array views here: they would slow the free bodies' path)
             m = mass[i]
-            c0 = W1 * rho[2] - W2 * rho[1]  # Omega x rho
-            c1 = W2 * rho[0] - W0 * rho[2]
-            c2 = W0 * rho[1] - W1 * rho[0]
+            W0 = y[o + 9]
+            W1 = y[o + 10]
+            W2 = y[o + 11]
+            JW0 = inertia[i, 0, 0] * W0 + inertia[i, 0, 1] * W1 + inertia[i, 0, 2] * W2
+            JW1 = inertia[i, 1, 0] * W0 + inertia[i, 1, 1] * W1 + inertia[i, 1, 2] * W2
+            JW2 = inertia[i, 2, 0] * W0 + inertia[i, 2, 1] * W1 + inertia[i, 2, 2] * W2
             energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2)
+            c0 = W1 * com[i, 2] - W2 * com[i, 1]  # Omega x rho
+            c1 = W2 * com[i, 0] - W0 * com[i, 2]
+            c2 = W0 * com[i, 1] - W1 * com[i, 0]
             for r in range(3):
-                xr = p[r] + y[o + 3 * r] * rho[0] + y[o + 3 * r + 1] * rho[1] + y[o + 3 * r + 2] * rho[2]
-                energy -= m * grav[r] * xr
+                Rr0 = y[o + 3 * r]
+                Rr1 = y[o + 3 * r + 1]
+                Rr2 = y[o + 3 * r + 2]
+                energy -= m * grav[r] * (pivot[i, r] + Rr0 * com[i, 0] + Rr1 * com[i, 1] + Rr2 * com[i, 2])
+                mom += axis[r] * (Rr0 * JW0 + Rr1 * JW1 + Rr2 * JW2)
+                # + axis . (p x m v_c), term r of the triple product: v_c[r] (axis x p)[r]
+                ap = axis[(r + 1) % 3] * pivot[i, (r + 2) % 3] - axis[(r + 2) % 3] * pivot[i, (r + 1) % 3]
+                mom += ap * m * (Rr0 * c0 + Rr1 * c1 + Rr2 * c2)
+        else:
+            J = inertia[i]
+            W0 = y[o + 12]
+            W1 = y[o + 13]
+            W2 = y[o + 14]
+            JW0 = J[0, 0] * W0 + J[0, 1] * W1 + J[0, 2] * W2
+            JW1 = J[1, 0] * W0 + J[1, 1] * W1 + J[1, 2] * W2
+            JW2 = J[2, 0] * W0 + J[2, 1] * W1 + J[2, 2] * W2
+            x0 = y[o + 9]
+            x1 = y[o + 10]
+            x2 = y[o + 11]
+            v0 = y[o + 15]
+            v1 = y[o + 16]
+            v2 = y[o + 17]
+            m = mass[i]
+            energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2) + 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2)
+            energy -= m * (grav[0] * x0 + grav[1] * x1 + grav[2] * x2)
+            orbital0 = m * (x1 * v2 - x2 * v1)
+            orbital1 = m * (x2 * v0 - x0 * v2)
+            orbital2 = m * (x0 * v1 - x1 * v0)
+            mom += axis[0] * orbital0 + axis[1] * orbital1 + axis[2] * orbital2
+            for r in range(3):
                 spin = y[o + 3 * r] * JW0 + y[o + 3 * r + 1] * JW1 + y[o + 3 * r + 2] * JW2
                 mom += axis[r] * spin
-            if p[0] != 0.0 or p[1] != 0.0 or p[2] != 0.0:
-                vc0 = m * (y[o] * c0 + y[o + 1] * c1 + y[o + 2] * c2)
-                vc1 = m * (y[o + 3] * c0 + y[o + 4] * c1 + y[o + 5] * c2)
-                vc2 = m * (y[o + 6] * c0 + y[o + 7] * c1 + y[o + 8] * c2)
-                mom += axis[0] * (p[1] * vc2 - p[2] * vc1) + axis[1] * (p[2] * vc0 - p[0] * vc2) \
-                    + axis[2] * (p[0] * vc1 - p[1] * vc0)
-        else:
-            energy, mom = _free_energy_momentum(y, o, mass[i], grav, axis, W0, W1, W2, JW0, JW1, JW2, energy, mom)
         s = 0.0
         for r in range(3):
             for c in range(3):
@@ -451,7 +459,7 @@ def n_multipliers(data: tuple) -> int:
     return 3 * data[3].shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def get_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
     """w = [Omega_i, v_i] (free) or [Omega_i] (pinned) from the state."""
     pinned, y_off, v_off = data[6], data[9], data[10]
@@ -464,7 +472,7 @@ def get_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
                 w[v_off[i] + r] = y[y_off[i] + 12 + r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
     """Write w into the velocity slots of y (also: an acceleration in the state layout, for the diagnostics)."""
     pinned, y_off, v_off = data[6], data[9], data[10]
@@ -477,7 +485,7 @@ def set_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
                 y[y_off[i] + 12 + r] = w[v_off[i] + r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mass_times(data: tuple, w: np.ndarray, out: np.ndarray) -> None:
     """out = M w with M = blockdiag(J_i, m_i I) (J_i for a pinned body; the momentum p = M v of RATTLie)."""
     mass, inertia, pinned, v_off = data[0], data[1], data[6], data[10]
@@ -508,7 +516,7 @@ def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
             f[o + 3 + r] = -mass[i] * grav[r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def potential_stiffness(data: tuple, y: np.ndarray, scale: float, K: np.ndarray) -> None:
     """K += scale d/d(dq) [grad U(q exp(dq))] at dq = 0: -m hat(rho) hat(R^T g) per pinned body (free bodies: 0).
 
@@ -520,7 +528,7 @@ def potential_stiffness(data: tuple, y: np.ndarray, scale: float, K: np.ndarray)
             continue
         o = y_off[i]
         c = v_off[i]
-        rho = com[i]
+        rho = (com[i, 0], com[i, 1], com[i, 2])
         u = (
             y[o] * grav[0] + y[o + 3] * grav[1] + y[o + 6] * grav[2],
             y[o + 1] * grav[0] + y[o + 4] * grav[1] + y[o + 7] * grav[2],
@@ -667,15 +675,15 @@ def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndar
 
 
 @njit(cache=True, inline="always")
-def advance_body(data: tuple, y: np.ndarray, dq: np.ndarray, i: int, a: float, b: float, out: np.ndarray) -> None:
-    """Body i of out = y exp(dq): R_i exp(hat(w)), x_i + dq_v (free bodies) with w = dq_Omega_i, given
-    a = sinc1(|w|) and b = cosc2(|w|) (callers that already have them, or their own series, pass them in).
-    Velocities not touched.
+def advance_body(y: np.ndarray, dq: np.ndarray, o: int, c: int, free: bool, a: float, b: float,
+                 out: np.ndarray) -> None:
+    """The body at state offset o and velocity offset c of out = y exp(dq): R exp(hat(w)), and x + dq_v if it is
+    free, with w = dq[c : c + 3], given a = sinc1(|w|) and b = cosc2(|w|) (callers that already have them, or their
+    own series, pass them in). Velocities not touched. (Offsets as scalars: no array leaves the data tuple in the
+    callers' Newton loops.)
 
     exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W, d = 1 - b |w|^2 (Rodrigues, docs/algorithms.md section 0).
     """
-    o = data[9][i]
-    c = data[10][i]
     w0 = dq[c]
     w1 = dq[c + 1]
     w2 = dq[c + 2]
@@ -689,7 +697,6 @@ def advance_body(data: tuple, y: np.ndarray, dq: np.ndarray, i: int, a: float, b
     e20 = b * w0 * w2 - a * w1
     e12 = b * w1 * w2 - a * w0
     e21 = b * w1 * w2 + a * w0
-    free = not data[6][i]
     for r in range(3):
         r0 = y[o + 3 * r]
         r1 = y[o + 3 * r + 1]
@@ -701,7 +708,7 @@ def advance_body(data: tuple, y: np.ndarray, dq: np.ndarray, i: int, a: float, b
             out[o + 9 + r] = y[o + 9 + r] + dq[c + 3 + r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
     """out = y with R_i <- R_i exp(hat(dq_Omega_i)), x_i <- x_i + dq_v_i; velocities copied from y."""
     pinned, y_off, v_off = data[6], data[9], data[10]
@@ -711,8 +718,8 @@ def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.nd
         w1 = dq[c + 1]
         w2 = dq[c + 2]
         x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-        advance_body(data, y, dq, i, lie.sinc1(x), lie.cosc2(x), out)
         o = y_off[i]
+        advance_body(y, dq, o, c, not pinned[i], lie.sinc1(x), lie.cosc2(x), out)
         if pinned[i]:
             for r in range(3):
                 out[o + 9 + r] = y[o + 9 + r]
@@ -721,7 +728,7 @@ def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.nd
                 out[o + 12 + r] = y[o + 12 + r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def times_tangent(data: tuple, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
     """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x nv) times T_i on the right.
 
@@ -763,7 +770,7 @@ def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.nd
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float,
                             k: int, acc: np.ndarray) -> None:
     """Acceleration at the newest step from velocities, for methods without their own (docs/benchmarks.md).
@@ -783,36 +790,39 @@ def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray,
             acc[slot + r] = first if k <= 1 else second
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def orthonormalise(data: tuple, y: np.ndarray) -> None:
     """Replace R of every pinned body by its orthogonal polar factor, the nearest rotation (docs/methods.md, rk4).
 
-    Newton-Schulz iteration X <- X + X (I - X^T X) / 2 (quadratic convergence near SO(3)) until ||I - X^T X||
-    is at round-off (at most 8 iterations). Free bodies are left as they are.
+    Newton-Schulz iteration R <- R + R (I - R^T R) / 2 (quadratic convergence near SO(3)) until ||I - R^T R||
+    is at round-off (at most 8 iterations). Free bodies are left as they are. No allocation.
     """
     pinned, y_off = data[6], data[9]
-    E = np.empty((3, 3))
-    X = np.empty(9)
     for i in range(pinned.shape[0]):
         if not pinned[i]:
             continue
         o = y_off[i]
         for _ in range(8):
-            err = 0.0
-            for r in range(3):
-                for c in range(3):
-                    e = (1.0 if r == c else 0.0) - (y[o + r] * y[o + c] + y[o + 3 + r] * y[o + 3 + c]
-                                                    + y[o + 6 + r] * y[o + 6 + c])
-                    E[r, c] = 0.5 * e
-                    err += e * e
-            if not err > 1e-30:  # ||I - R^T R|| <= 1e-15 (NaN: leave it to the caller's finiteness check)
+            a0, a1, a2 = y[o], y[o + 1], y[o + 2]  # the rows of R
+            b0, b1, b2 = y[o + 3], y[o + 4], y[o + 5]
+            c0, c1, c2 = y[o + 6], y[o + 7], y[o + 8]
+            # E = (I - R^T R) / 2, symmetric
+            e00 = 0.5 * (1.0 - (a0 * a0 + b0 * b0 + c0 * c0))
+            e11 = 0.5 * (1.0 - (a1 * a1 + b1 * b1 + c1 * c1))
+            e22 = 0.5 * (1.0 - (a2 * a2 + b2 * b2 + c2 * c2))
+            e01 = -0.5 * (a0 * a1 + b0 * b1 + c0 * c1)
+            e02 = -0.5 * (a0 * a2 + b0 * b2 + c0 * c2)
+            e12 = -0.5 * (a1 * a2 + b1 * b2 + c1 * c2)
+            err = 4.0 * (e00 * e00 + e11 * e11 + e22 * e22 + 2.0 * (e01 * e01 + e02 * e02 + e12 * e12))
+            if not err > 1e-30:  # ||I - R^T R|| <= 1e-15 (NaN: left to the caller's finiteness check)
                 break
             for r in range(3):
-                for c in range(3):
-                    X[3 * r + c] = y[o + 3 * r + c] + y[o + 3 * r] * E[0, c] + y[o + 3 * r + 1] * E[1, c] \
-                        + y[o + 3 * r + 2] * E[2, c]
-            for k in range(9):
-                y[o + k] = X[k]
+                r0 = y[o + 3 * r]
+                r1 = y[o + 3 * r + 1]
+                r2 = y[o + 3 * r + 2]
+                y[o + 3 * r] = r0 + r0 * e00 + r1 * e01 + r2 * e02
+                y[o + 3 * r + 1] = r1 + r0 * e01 + r1 * e11 + r2 * e12
+                y[o + 3 * r + 2] = r2 + r0 * e02 + r1 * e12 + r2 * e22
 
 
 # Inlined (numba IR) forms of the per-step model functions, for the hot loops of kernels: a compiled call that
@@ -822,3 +832,6 @@ def orthonormalise(data: tuple, y: np.ndarray) -> None:
 potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
 constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
 diagnostics_inline = njit(inline="always")(diagnostics.py_func)
+constraint_force_derivative_inline = njit(inline="always")(constraint_force_derivative.py_func)
+velocity_constraint_jacobian_inline = njit(inline="always")(velocity_constraint_jacobian.py_func)
+assemble_inline = njit(inline="always")(assemble.py_func)
