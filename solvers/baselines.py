@@ -131,7 +131,9 @@ class _Rigid:
     """Mass matrix, potential gradient, constraints and their Jacobian of a rigid model, as numpy arrays."""
 
     def __init__(self, data: tuple):
-        mass, inertia, grav, jb, jp, _ = data
+        mass, inertia, grav, jb, jp = data[:5]
+        if np.any(data[6]):
+            raise ValueError("the NumPy RATTLie baseline is written for free bodies (B1)")
         self.mass = np.asarray(mass, dtype=float)
         self.inertia = np.asarray(inertia, dtype=float)
         self.grav = np.asarray(grav, dtype=float)
@@ -423,7 +425,7 @@ def dop853_reference(
 
 
 def flat_state(res: Any, i: int = -1) -> np.ndarray:
-    """The flat rigid state (layout of solvers/models/rigid.py) of saved sample ``i`` of a B1/B2 Result."""
+    """The flat rigid state (layout of solvers/models/rigid.py, free bodies) of saved sample ``i`` of a B1 Result."""
     s = res.state
     n = s["x"].shape[1]
     return np.concatenate([np.concatenate([s["R"][i, b].ravel(), s["x"][i, b], s["Omega"][i, b], s["v"][i, b]])

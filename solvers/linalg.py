@@ -57,6 +57,8 @@ def _lu_factor(A: np.ndarray, piv, b, n: int) -> bool:
     Row swaps are recorded in piv, or applied to b as they happen; either may be None (numba prunes the branch).
     Returns False if A is numerically singular (a pivot below 1e-14 of the largest entry, or no finite entry).
     """
+    if n == 0:
+        return True  # an empty system (a model without constraints): nothing to factorise
     scale = 0.0
     for i in range(n):
         for j in range(n):

@@ -148,9 +148,19 @@ def test_simulate_keeps_the_partial_results_of_a_diverged_run():
 
 @pytest.fixture(scope="module")
 def two_runs():
-    configs, errors = jobs.check_form(_form(methods=["rk4", "rattlie"], h=0.01, t_end=2))
+    """A benchmark with constraints, rotations and momentum, so that every chart has data."""
+    configs, errors = jobs.check_form(_form(benchmark="spatial_double_pendulum", methods=["rk4", "rattlie"], h=0.01,
+                                            t_end=2))
     assert not errors
     return [jobs.simulate(c) for c in configs]
+
+
+def test_the_3d_pendulum_has_no_constraint_chart():
+    """The heavy top on SO(3) has no constraints (NaN diagnostics): the chart says so instead of drawing."""
+    configs, errors = jobs.check_form(_form(methods=["rattlie"], h=0.05, t_end=1))
+    assert not errors
+    fig = figures.constraint_figure([jobs.simulate(configs[0])])
+    assert fig["data"] == [] and "no constraints" in json.dumps(fig["layout"])
 
 
 def _decoded(spec) -> np.ndarray:

@@ -40,23 +40,20 @@ ORDER_CASES = {
 
 @functools.cache
 def _reference(case: str) -> dict[str, np.ndarray]:
-    """R, x, Omega, v of the reference on the finest step's grid (pendulum_3d: x = R rho, v = R (Omega x rho))."""
+    """R, x, Omega, v of the reference on the finest step's grid (pendulum_3d: R, Omega; no translation state)."""
     benchmark, params, t_end, hs = ORDER_CASES[case]
     n = round(t_end / hs[-1])
     t = np.arange(n + 1) * hs[-1]
     if benchmark == "spatial_double_pendulum":
         return ref.spatial_double_pendulum_reference(t, **params)
     R, W = ref.pendulum_3d_reference(t, **params)
-    rho = np.asarray(params.get("rho", [0.0, 0.0, 0.7]))
-    x = R @ rho
-    v = np.einsum("nij,nj->ni", R, np.cross(W, rho))
-    return {"R": R[:, None], "x": x[:, None], "Omega": W[:, None], "v": v[:, None]}
+    return {"R": R[:, None], "Omega": W[:, None]}
 
 
 def _errors(case: str, method: str) -> dict[str, list[float]]:
     benchmark, params, t_end, hs = ORDER_CASES[case]
     r = _reference(case)
-    out: dict[str, list[float]] = {k: [] for k in ("R", "x", "Omega", "v")}
+    out: dict[str, list[float]] = {k: [] for k in r}
     for h in hs:
         res = solvers.simulate(benchmark, method, h=h, t_end=t_end, params=params)
         assert res.status == "ok", res.message
@@ -71,7 +68,7 @@ def _errors(case: str, method: str) -> dict[str, list[float]]:
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("case", list(ORDER_CASES))
 def test_observed_order_two(case, method):
-    """Fitted slope within 0.3 of 2 separately in R, x, Omega and v."""
+    """Fitted slope within 0.3 of 2 separately in R, x, Omega and v (pendulum_3d: R and Omega)."""
     errs = _errors(case, method)
     hs = ORDER_CASES[case][3]
     for key, e in errs.items():
@@ -96,10 +93,8 @@ def test_dh_and_dl_share_configurations():
     [
         ("spatial_double_pendulum", {}, 1e-3),
         ("spatial_double_pendulum", SDP_GENERAL, 1e-3),
-        ("pendulum_3d", {}, 1e-2),
-        ("pendulum_3d", P3D_GENERAL, 1e-2),
     ],
-    ids=["sdp seed", "sdp general", "p3d seed", "p3d general"],
+    ids=["sdp seed", "sdp general"],
 )
 def test_constraints_every_step(method, benchmark, params, h):
     """Position constraints <= 1e-10 at every step; velocity constraints too for DH, O(h^2) but non-zero for DL."""
@@ -235,21 +230,19 @@ def test_results_do_not_depend_on_chunking(method, monkeypatch):
     assert one.summary["newton_iterations"] == many.summary["newton_iterations"]
 
 
-def test_singular_inertia_about_the_centre_of_mass():
-    """A point mass on the 3D pendulum (J_c singular): DH factorises the full saddle-point systems and keeps
-    order 2; DL cannot form w = M^-1 p and fails at t = 0."""
+@pytest.mark.parametrize("method", METHODS)
+def test_point_mass_on_the_3d_pendulum(method):
+    """A point mass on the 3D pendulum (J about the pivot = m |rho|^2 (I - e3 e3^T) + 0.1 e3 e3^T; its inertia about
+    the centre of mass would be singular): the heavy top about the pivot needs only J, so DH and DL both run with
+    order 2 (the pendulum has no joint since it became a pinned body)."""
     params = {"J": np.diag([4.9, 4.9, 0.1]), "Omega0": [0.3, -0.2, 2.0]}  # J_c = diag(0, 0, 0.1)
     errs = []
     for h in (0.01, 0.005):
-        res = solvers.simulate("pendulum_3d", "lgvi", h=h, t_end=2.0, params=params)
+        res = solvers.simulate("pendulum_3d", method, h=h, t_end=2.0, params=params)
         assert res.status == "ok", res.message
-        assert res.summary["max_constraint_position"] <= 1e-10
-        assert res.summary["max_constraint_velocity"] <= 1e-10
         R, W = ref.pendulum_3d_reference(res.t, **params)
         errs.append(np.abs(res.state["R"][:, 0] - R).max() + np.abs(res.state["Omega"][:, 0] - W).max())
     assert errs[0] < 0.05 and 3.2 < errs[0] / errs[1] < 4.8, errs
-    dl = solvers.simulate("pendulum_3d", "lgvi_lagrangian", h=0.01, t_end=2.0, params=params)
-    assert dl.status == "failed" and "singular" in dl.message
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -5,7 +5,10 @@ mass x, body angular momentum Pi = J Omega (J about the centre of mass), linear 
 from node n uses the increments f_i (F_i = exp(hat f_i), R_{n+1} = R_n F_i, seed eq. 6) and x_{n+1}. The
 constraint potential lambda^T Phi is added to U at each node (seed eqs. 9-10), so the moment M^C_n of eq. 11
 and the force dU^C/dx of eq. 13 contain the constraint forces -B(q_n)^T lambda_n (B: the Lie-algebra
-constraint Jacobian of seed 000 Table 1). Gravity has no moment about the centre of mass.
+constraint Jacobian of seed 000 Table 1). Gravity has no moment about the centre of mass. A pinned body (a
+heavy top about a fixed pivot, seed 004 eq. 68; no x, gamma, joints) has J about the pivot and gravity's moment
+M(R) = m rho x R^T g: Lee's g(f_i) = h Pi_n + (h^2/2) M_n and Pi^-_{n+1} = F^T g(f)/h + (h/2) M_{n+1}
+(docs/algorithms.md section 3).
 
 Position stage (nonlinear; unknowns f_i, x_{n+1,i} for all bodies and nu = scaled multiplier, 3 per joint):
 
@@ -14,9 +17,9 @@ Position stage (nonlinear; unknowns f_i, x_{n+1,i} for all bodies and nu = scale
     Phi(q_{n+1}) = 0,
 
 x = |f_i|. g is Lee's hat(g) = F J_d - J_d F^T (J_d = tr(J)/2 I - J) written as a vector equation, so J_d is
-never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f = 0 is J itself, and J is what
-the 3D pendulum's indefinite inertia about the centre of mass gives directly. P is the momentum the step starts
-from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]], H = blockdiag(A_i, m_i I),
+never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f = 0 is J itself. P is the
+momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]],
+H = blockdiag(A_i, m_i I),
 A_i = dg/df (ALGORITHMS.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
 -R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
 3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
@@ -139,6 +142,13 @@ def _coefs(x2: float) -> tuple:
     return s / x, omc / x2, (x - s) / (x2 * x), (x * c - s) / (x2 * x), (x * s - 2.0 * omc) / (x2 * x2)
 
 
+@njit(cache=True, inline="always")
+def _det3(A: np.ndarray) -> float:
+    """Determinant of a 3x3 matrix."""
+    return (A[0, 0] * (A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]) - A[0, 1] * (A[1, 0] * A[2, 2] - A[1, 2] * A[2, 0])
+            + A[0, 2] * (A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]))
+
+
 @njit(cache=True)
 def _topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: np.ndarray) -> None:
     """Per body, the joint sides (joint k, side s) that touch it."""
@@ -154,7 +164,7 @@ def _topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs:
 
 
 @njit(cache=True)
-def _blocks(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
+def _blocks(jb: np.ndarray, jp: np.ndarray, y_off: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
     """Rotational blocks of B(q) (seed 000 Table 1): G[k, s] = sign_s R hat(point), sign_0 = -1, sign_1 = +1.
 
     The translational blocks are -sign_s I. (rigid.constraint_jacobian builds the same matrix densely.)
@@ -166,7 +176,7 @@ def _blocks(jb: np.ndarray, jp: np.ndarray, q: np.ndarray, G: np.ndarray) -> Non
                 continue
             sign = -1.0 if s == 0 else 1.0
             for r in range(3):
-                g0, g1, g2 = rigid.rot_hat_row(q, BODY * body, r, jp[k, s, 0], jp[k, s, 1], jp[k, s, 2])
+                g0, g1, g2 = rigid.rot_hat_row(q, y_off[body], r, jp[k, s, 0], jp[k, s, 1], jp[k, s, 2])
                 G[k, s, r, 0] = sign * g0
                 G[k, s, r, 1] = sign * g1
                 G[k, s, r, 2] = sign * g2
@@ -188,9 +198,9 @@ def _bt_rot(G, ninc, incj, incs, i, nu, scale, c0, c1, c2) -> tuple:
 
 
 @njit(cache=True, inline="always")
-def _bt_tr_add(ninc, incj, incs, i, nu, scale, out) -> None:
-    """out[6i + 3 : 6i + 6] += (B^T (scale nu))_tr,i (the translational blocks of B are -sign_s I, see _blocks)."""
-    o = 6 * i
+def _bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
+    """out[o + 3 : o + 6] += (B^T (scale nu))_tr,i, o body i's velocity offset (the translational blocks of B are
+    -sign_s I, see _blocks)."""
     for m in range(ninc[i]):
         k = incj[i, m]
         sign = -1.0 if incs[i, m] == 0 else 1.0
@@ -199,13 +209,13 @@ def _bt_tr_add(ninc, incj, incs, i, nu, scale, out) -> None:
 
 
 @njit(cache=True, inline="always")
-def _schur_add(S, rhs, coef, i, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
+def _schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
     """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
 
     Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see _blocks), translational -sign I); H_i^-1 =
-    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[6i + 3 + r] * uscale = r_tr / m_i are given.
+    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
+    (o: body i's velocity offset).
     """
-    o = 6 * i
     for mi in range(ninc[i]):
         kj = incj[i, mi]
         sd = incs[i, mi]
@@ -234,17 +244,21 @@ def _schur_add(S, rhs, coef, i, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj
 
 @njit(cache=True)
 def _full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
-                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray) -> bool:
-    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I); sol in kr."""
+                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
+                v_off: np.ndarray) -> bool:
+    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
+    pinned body); sol in kr."""
     n = nv + nm
     for r in range(n):
         for c in range(n):
             K[r, c] = 0.0
-    for i in range(nv // 6):
+    for i in range(mass.shape[0]):
+        o = v_off[i]
         for r in range(3):
             for c in range(3):
-                K[6 * i + r, 6 * i + c] = Hrot[i, r, c]
-            K[6 * i + 3 + r, 6 * i + 3 + r] = mass[i]
+                K[o + r, o + c] = Hrot[i, r, c]
+            if not pinned[i]:
+                K[o + 3 + r, o + 3 + r] = mass[i]
     for r in range(nm):
         for c in range(nv):
             K[c, nv + r] = Bl[r, c]
@@ -257,17 +271,19 @@ def _full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.nda
 
 
 @njit(cache=True, inline="always")
-def _finish(mass, inertia, grav, q0, z, h, q1, pm) -> None:
-    """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}),
+def _finish(rd, q0, z, h, q1, pm) -> None:
+    """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}; a pinned body adds
+    the half impulse (h/2) M_{n+1} of gravity's moment, docs/algorithms.md section 3),
     gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
+    mass, inertia, grav, pinned, y_off, v_off = rd[0], rd[1], rd[2], rd[6], rd[9], rd[10]
     for i in range(mass.shape[0]):
-        o = 6 * i
+        o = v_off[i]
         f0 = z[o]
         f1 = z[o + 1]
         f2 = z[o + 2]
         x2 = f0 * f0 + f1 * f1 + f2 * f2
         a1, a2, _a3, _b1, _b2 = _coefs(x2)
-        rigid.advance_body(q0, z, i, a1, a2, q1)
+        rigid.advance_body(q0, z, y_off[i], o, not pinned[i], a1, a2, q1)
         d = 1.0 - a2 * x2  # cos x
         u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
         u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
@@ -280,33 +296,43 @@ def _finish(mass, inertia, grav, q0, z, h, q1, pm) -> None:
         pm[o] = (d * g0 + a2 * f0 * fg - a1 * (f1 * g2 - f2 * g1)) / h
         pm[o + 1] = (d * g1 + a2 * f1 * fg - a1 * (f2 * g0 - f0 * g2)) / h
         pm[o + 2] = (d * g2 + a2 * f2 * fg - a1 * (f0 * g1 - f1 * g0)) / h
+        if pinned[i]:
+            m0, m1, m2 = rigid.gravity_moment(rd, q1, i)
+            pm[o] += 0.5 * h * m0
+            pm[o + 1] += 0.5 * h * m1
+            pm[o + 2] += 0.5 * h * m2
+            continue
         for r in range(3):
             pm[o + 3 + r] = mass[i] * (z[o + 3 + r] / h + 0.5 * h * grav[r])
 
 
 @njit(cache=True, inline="always")
-def _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu):
+def _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off):
     """Guess for the next step: linear extrapolation of the last two steps (the last one if only one)."""
     hist = work[0]
     c1 = 2.0 if hist >= 2.0 else 1.0
     c2 = c1 - 1.0
     for i in range(nb):
+        o = v_off[i]
         for r in range(3):
-            z[6 * i + r] = c1 * work[o_f1 + 3 * i + r] - c2 * work[o_f2 + 3 * i + r]
-            z[6 * i + 3 + r] = c1 * work[o_x1 + 3 * i + r] - c2 * work[o_x2 + 3 * i + r]
+            z[o + r] = c1 * work[o_f1 + 3 * i + r] - c2 * work[o_f2 + 3 * i + r]
+            if not pinned[i]:
+                z[o + 3 + r] = c1 * work[o_x1 + 3 * i + r] - c2 * work[o_x2 + 3 * i + r]
     for r in range(nm):
         nu[r] = scale * (c1 * work[o_l1 + r] - c2 * work[o_l2 + r])
 
 
 @njit(cache=True, inline="always")
-def _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu):
+def _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off):
     """Shift the predictor history and store this step's f, dx and multiplier lambda = nu / scale."""
     for i in range(nb):
+        o = v_off[i]
         for r in range(3):
             work[o_f2 + 3 * i + r] = work[o_f1 + 3 * i + r]
-            work[o_f1 + 3 * i + r] = z[6 * i + r]
-            work[o_x2 + 3 * i + r] = work[o_x1 + 3 * i + r]
-            work[o_x1 + 3 * i + r] = z[6 * i + 3 + r]
+            work[o_f1 + 3 * i + r] = z[o + r]
+            if not pinned[i]:
+                work[o_x2 + 3 * i + r] = work[o_x1 + 3 * i + r]
+                work[o_x1 + 3 * i + r] = z[o + 3 + r]
     for r in range(nm):
         work[o_l2 + r] = work[o_l1 + r]
         work[o_l1 + r] = nu[r] / scale
@@ -324,9 +350,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     """
     rd = data[0]
     mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
+    pinned, y_off, v_off = rd[6], rd[9], rd[10]  # pinned bodies: rotational parts only (seed 004 eq. 68)
     nb = mass.shape[0]
     nj = jb.shape[0]
-    nv = 6 * nb
+    nv = rigid.n_velocity(rd)
     nm = 3 * nj
     ny = y.shape[0]
     tol = opts[0]
@@ -395,20 +422,20 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         if not project and not schur:
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
-        for i in range(nb):
-            for r in range(6):
-                acc[BODY * i + 12 + r] = acc_l[6 * i + r]
+        rigid.set_velocity(rd, acc, acc_l)
         rigid.diagnostics(rd, y, acc, diag)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, diag, 0, stride, n_total)
-        rigid.get_velocity(y, w)
+        rigid.get_velocity(rd, y, w)
         for r in range(nv):
             w_old[r] = w[r]
             w_older[r] = w[r]
         # first predictor: Taylor polynomial of the exact motion, f ~ h Omega + h^2/2 dOmega/dt
         for i in range(nb):
+            o = v_off[i]
             for r in range(3):
-                work[o_f1 + 3 * i + r] = h * w[6 * i + r] + 0.5 * h * h * acc_l[6 * i + r]
-                work[o_x1 + 3 * i + r] = h * w[6 * i + 3 + r] + 0.5 * h * h * acc_l[6 * i + 3 + r]
+                work[o_f1 + 3 * i + r] = h * w[o + r] + 0.5 * h * h * acc_l[o + r]
+                if not pinned[i]:
+                    work[o_x1 + 3 * i + r] = h * w[o + 3 + r] + 0.5 * h * h * acc_l[o + 3 + r]
         for r in range(nm):
             work[o_l1 + r] = lam[r]
         work[0] = 0.0
@@ -421,7 +448,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             # from the saved node k with its momentum p_k = M w_k; the multiplier enters with weight 1/2
             t = t_start + max(k, k0) * h
             q_start = y
-            rigid.get_velocity(y, w)
+            rigid.get_velocity(rd, y, w)
             rigid.mass_times(rd, w, P)
             scale = half
         else:
@@ -431,24 +458,34 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for r in range(nv):
                 P[r] = pp[r]
             scale = full
-        _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu)
+        _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
         # ---- position stage: Newton on seed eqs. 11, 13 and Phi(q_{n+1}) = 0 (module docstring) ----
         status = kernels.NEWTON
-        _blocks(jb, jp, q_start, G0)
+        _blocks(jb, jp, y_off, q_start, G0)
         brot = 0.0
         btr = 0.0
         xmax = 0.0
         for i in range(nb):
-            o = 6 * i
+            o = v_off[i]
+            if pinned[i]:
+                # h Pi_k + (h^2/2) M_k with gravity's moment M_k about the pivot (docs/algorithms.md section 3)
+                m0, m1, m2 = rigid.gravity_moment(rd, q_start, i)
+                b[o] = h * P[o] + 0.5 * h * h * m0
+                b[o + 1] = h * P[o + 1] + 0.5 * h * h * m1
+                b[o + 2] = h * P[o + 2] + 0.5 * h * h * m2
+                for r in range(3):
+                    brot = max(brot, abs(b[o + r]))
+                continue
             for r in range(3):
                 b[o + r] = h * P[o + r]
                 b[o + 3 + r] = h * P[o + 3 + r] + 0.5 * h * h * mass[i] * grav[r]
                 brot = max(brot, abs(b[o + r]))
                 btr = max(btr, abs(b[o + 3 + r]))
-                xmax = max(xmax, abs(q_start[BODY * i + 9 + r]))
+                xmax = max(xmax, abs(q_start[y_off[i] + 9 + r]))
         noise_f = _NOISE
         noise_x = _NOISE * (length + xmax)
         prev = 0.0
+        restarted = False
         it = 0
         while it < max_iter:
             it += 1
@@ -456,23 +493,25 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             crot = 0.0
             ctr = 0.0
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
                 cnu[o], cnu[o + 1], cnu[o + 2] = _bt_rot(G0, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+                if pinned[i]:
+                    continue
                 for r in range(3):
                     cnu[o + 3 + r] = 0.0
-                _bt_tr_add(ninc, incj, incs, i, nu, 1.0, cnu)
+                _bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, cnu)
             # q_{n+1}, residuals r1 (eqs. 11, 13), blocks A_i = dg/df, T_i = T(f_i)
             e_rot = 0.0
             e_tr = 0.0
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
                 f0 = z[o]
                 f1 = z[o + 1]
                 f2 = z[o + 2]
                 x2 = f0 * f0 + f1 * f1 + f2 * f2
                 a1, a2, a3, b1, b2 = _coefs(x2)
                 # R_{n+1} = R_n exp(hat f), x_{n+1} = x_n + dx (Rodrigues with a1 = sinc1, a2 = cosc2)
-                rigid.advance_body(q_start, z, i, a1, a2, q1)
+                rigid.advance_body(q_start, z, y_off[i], o, not pinned[i], a1, a2, q1)
                 u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
                 u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
                 u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
@@ -483,11 +522,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 r1[o + 1] = a1 * u1 + a2 * c1 - b[o + 1] + cnu[o + 1]
                 r1[o + 2] = a1 * u2 + a2 * c2 - b[o + 2] + cnu[o + 2]
                 for r in range(3):
-                    r1[o + 3 + r] = mass[i] * z[o + 3 + r] - b[o + 3 + r] + cnu[o + 3 + r]
+                    if not pinned[i]:
+                        r1[o + 3 + r] = mass[i] * z[o + 3 + r] - b[o + 3 + r] + cnu[o + 3 + r]
+                        e_tr = max(e_tr, abs(r1[o + 3 + r]))
+                        ctr = max(ctr, abs(cnu[o + 3 + r]))
                     e_rot = max(e_rot, abs(r1[o + r]))
-                    e_tr = max(e_tr, abs(r1[o + 3 + r]))
                     crot = max(crot, abs(cnu[o + r]))
-                    ctr = max(ctr, abs(cnu[o + 3 + r]))
                 # A = a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (ALGORITHMS.md sec. 3)
                 for c in range(3):
                     j0 = inertia[i, 0, c]
@@ -522,7 +562,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             res[0] = resid
             if not np.isfinite(resid):
                 break
-            _blocks(jb, jp, q1, G1)
+            _blocks(jb, jp, y_off, q1, G1)
             blocks = schur
             for i in range(nb):
                 if blocks and not inv3_into(Hrot[i], Ainv[i], 1e-10):
@@ -534,7 +574,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for c in range(nm):
                         S[r, c] = 0.0
                 for i in range(nb):
-                    o = 6 * i
+                    o = v_off[i]
                     # W = T_i A_i^-1
                     for r in range(3):
                         for c in range(3):
@@ -544,7 +584,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
                     t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
                     im = 1.0 / mass[i]
-                    _schur_add(S, rhs, -1.0, i, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
+                    _schur_add(S, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
                 if nm > 0 and not lu_solve_inplace(S, rhs, nm):
                     status = kernels.SINGULAR
                     break
@@ -552,13 +592,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 # full saddle-point factorisation (a singular block A_i): B(q_n), B(q_{n+1}) T
                 rigid.constraint_jacobian(rd, q_start, Bd0)
                 rigid.constraint_jacobian(rd, q1, Bd1)
-                rigid.times_tangent(Bd1, Tm, Bd1)
+                rigid.times_tangent(rd, Bd1, Tm, Bd1)
                 for r in range(nv):
                     cnu[r] = -r1[r]
                 for r in range(nm):
                     r2[r] = -r2[r]
-                if not _full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr):
-                    status = kernels.SINGULAR
+                if not _full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr, pinned, v_off):
+                    status = kernels.DOMAIN if schur else kernels.SINGULAR  # every J_i regular: at the fold
                     break
                 for r in range(nm):
                     rhs[r] = kr[nv + r]
@@ -568,30 +608,34 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             dx = 0.0
             sx = 0.0
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
+                free = not pinned[i]
                 if blocks:
                     im = 1.0 / mass[i]
                     c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, rhs, 1.0, r1[o], r1[o + 1], r1[o + 2])
-                    for r in range(3):
-                        cnu[o + 3 + r] = r1[o + 3 + r]
-                    _bt_tr_add(ninc, incj, incs, i, rhs, 1.0, cnu)
+                    if free:
+                        for r in range(3):
+                            cnu[o + 3 + r] = r1[o + 3 + r]
+                        _bt_tr_add(ninc, incj, incs, i, o, rhs, 1.0, cnu)
                     for r in range(3):
                         dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
                         z[o + r] += dd
                         df = max(df, abs(dd))
                         sf = max(sf, abs(z[o + r]))
-                        dd = -cnu[o + 3 + r] * im
-                        z[o + 3 + r] += dd
-                        dx = max(dx, abs(dd))
-                        sx = max(sx, abs(z[o + 3 + r]))
+                        if free:
+                            dd = -cnu[o + 3 + r] * im
+                            z[o + 3 + r] += dd
+                            dx = max(dx, abs(dd))
+                            sx = max(sx, abs(z[o + 3 + r]))
                 else:
                     for r in range(3):
                         z[o + r] += kr[o + r]
                         df = max(df, abs(kr[o + r]))
                         sf = max(sf, abs(z[o + r]))
-                        z[o + 3 + r] += kr[o + 3 + r]
-                        dx = max(dx, abs(kr[o + 3 + r]))
-                        sx = max(sx, abs(z[o + 3 + r]))
+                        if free:
+                            z[o + 3 + r] += kr[o + 3 + r]
+                            dx = max(dx, abs(kr[o + 3 + r]))
+                            sx = max(sx, abs(z[o + 3 + r]))
             for r in range(nm):
                 nu[r] += rhs[r]
             err = max(df / (tol * sf + noise_f), dx / (tol * sx + noise_x))
@@ -604,8 +648,22 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 theta = err / prev
                 converged = theta / (1.0 - theta) * err <= 1.0
             if converged:
+                # Lee's map f -> g folds where dg/df turns singular (|f| = pi/2 for J = I): a root past the fold
+                # is not the step's rotation. Restart once from f = 0 (whose Newton step is J^-1 (h Pi + ...));
+                # a second such root, or none, means the step is too large (docs/methods.md)
                 status = kernels.OK
-                break
+                for i in range(nb):
+                    if _det3(Hrot[i]) <= 0.0 < _det3(inertia[i]):
+                        status = kernels.DOMAIN
+                if status == kernels.OK or restarted:
+                    break
+                restarted = True
+                status = kernels.NEWTON
+                for i in range(nb):
+                    for r in range(3):
+                        z[v_off[i] + r] = 0.0
+                prev = 0.0
+                continue
             prev = err
         maxima[7] += it
         if status != kernels.OK:
@@ -613,8 +671,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[1] = res[0]
             info[3] = it
             return max(s, 0), status, n_saved
-        _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu)
-        _finish(mass, inertia, grav, q_start, z, h, q1, pm)
+        _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
+        _finish(rd, q_start, z, h, q1, pm)
         if s < 0:
             for r in range(ny):
                 qp[r] = q1[r]
@@ -625,7 +683,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             # velocity stage at k + 1
             # M w + B(q_{n+1})^T nu' = p^-_{n+1}, B(q_{n+1}) w = 0: Schur complement B M^-1 B^T on the multipliers,
             # or the full saddle-point matrix if some J_i is singular
-            _blocks(jb, jp, q1, G1)
+            _blocks(jb, jp, y_off, q1, G1)
             ok = True
             if schur:
                 for r in range(nm):
@@ -633,67 +691,70 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for c in range(nm):
                         S[r, c] = 0.0
                 for i in range(nb):
-                    o = 6 * i
+                    o = v_off[i]
                     im = 1.0 / mass[i]
                     for r in range(3):
                         w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
-                        w[o + 3 + r] = pm[o + 3 + r] * im
-                    _schur_add(S, rhs, 1.0, i, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc, incj,
-                               incs, V)
+                        if not pinned[i]:
+                            w[o + 3 + r] = pm[o + 3 + r] * im
+                    _schur_add(S, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc,
+                               incj, incs, V)
                 if nm > 0:
                     ok = lu_solve_inplace(S, rhs, nm)
                 if ok:
                     # w -= M^-1 B^T nu'
                     for i in range(nb):
-                        o = 6 * i
+                        o = v_off[i]
                         c0, c1, c2 = _bt_rot(G1, ninc, incj, incs, i, rhs, 1.0, 0.0, 0.0, 0.0)
-                        _bt_tr_add(ninc, incj, incs, i, rhs, -1.0 / mass[i], w)
+                        _bt_tr_add(ninc, incj, incs, i, o, rhs, -1.0 / mass[i], w)
                         for r in range(3):
                             w[o + r] -= Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
             else:
                 rigid.constraint_jacobian(rd, q1, Bd1)
                 for r in range(nm):
                     rhs[r] = 0.0
-                ok = _full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr)
+                ok = _full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr, pinned, v_off)
                 for r in range(nv):
                     w[r] = kr[r]
             if not ok:
                 info[0] = t + h
                 return s, kernels.SINGULAR, n_saved
             for i in range(nb):
-                o = BODY * i
-                for r in range(12):
+                o = y_off[i]
+                for r in range(9 if pinned[i] else 12):  # the configuration: R (and x)
                     y[o + r] = q1[o + r]
         else:
             # lambda_{k+1} is known: report p_{k+1} = p^-_{k+1} - B(q_{k+1})^T nu / (2h); node k + 2 pending
             sc = 0.5 / h
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
                 im = 1.0 / mass[i]
                 c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, nu, -sc, P[o], P[o + 1], P[o + 2])
-                for r in range(3):
-                    P[o + 3 + r] *= im
-                _bt_tr_add(ninc, incj, incs, i, nu, -sc * im, P)
+                if not pinned[i]:
+                    for r in range(3):
+                        P[o + 3 + r] *= im
+                    _bt_tr_add(ninc, incj, incs, i, o, nu, -sc * im, P)
                 for r in range(3):
                     w[o + r] = Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
-                    w[o + 3 + r] = P[o + 3 + r]
+                    if not pinned[i]:
+                        w[o + 3 + r] = P[o + 3 + r]
             for i in range(nb):
-                o = BODY * i
-                for r in range(12):
+                o = y_off[i]
+                for r in range(9 if pinned[i] else 12):  # the configuration: R (and x)
                     y[o + r] = qp[o + r]
             for r in range(ny):
                 qp[r] = q1[r]
             for r in range(nv):
                 pp[r] = pm[r]
-        rigid.set_velocity(y, w)
+        rigid.set_velocity(rd, y, w)
         if not kernels.state_ok(y):
             info[0] = t_start + (k + 1) * h
             return s, kernels.NONFINITE, n_saved
-        rigid.difference_acceleration(w_older, w_old, w, h, k + 1, acc)
+        rigid.difference_acceleration(rd, w_older, w_old, w, h, k + 1, acc)
         for r in range(nv):
             w_older[r] = w_old[r]
             w_old[r] = w[r]
-        rigid.diagnostics(rd, y, acc, diag)
+        rigid.diagnostics_inline(rd, y, acc, diag)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1, stride,
                                  n_total)
     return n_steps, kernels.OK, n_saved
@@ -731,6 +792,11 @@ METHOD = Method(
     pack=_pack(True),
     work_size=work_size,
     properties=("implicit", "symplectic", "variational", "Lie group", "constraints at position and velocity level"),
+    domain_message=(
+        "Lee's implicit equation for the step rotation has no solution on its principal branch here: "
+        "|h Pi + h^2/2 M| is beyond the range of f -> g (for J = I its bound is 1, i.e. about h |Omega| < 1); "
+        "use a smaller step"
+    ),
 )
 
 METHOD_LAGRANGIAN = Method(
@@ -749,4 +815,9 @@ METHOD_LAGRANGIAN = Method(
     pack=_pack(False),
     work_size=work_size,
     properties=("implicit", "symplectic", "variational", "Lie group", "position constraints only"),
+    domain_message=(
+        "Lee's implicit equation for the step rotation has no solution on its principal branch here: "
+        "|h Pi + h^2/2 M| is beyond the range of f -> g (for J = I its bound is 1, i.e. about h |Omega| < 1); "
+        "use a smaller step"
+    ),
 )

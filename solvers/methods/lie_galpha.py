@@ -17,7 +17,9 @@ v = (Omega_i, xdot_i), dq/dt = q hat(v),
     M dv/dt + g(q, v) + B(q)^T lambda = 0,    Phi(q) = 0,
     g = (Omega_i x J_i Omega_i, 0) + grad U(q),   grad U = (0, -m_i g)   (rigid.potential_gradient),
 
-i.e. M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
+(a pinned body, the heavy top of seed 004 eq. 68, has the rotational block only, J about the pivot and
+grad U = -m rho x R^T g, whose stiffness -m hat(rho) hat(R^T g) (rigid.potential_stiffness) joins K_t), i.e.
+M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
 
 One step ([BC10], [ABC15]; ALGORITHMS.md section 2), rho = rho_inf:
     alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,
@@ -81,22 +83,17 @@ Stability (measured; [CG89] for the linear case). In the constraint-normal direc
 the double root -rho_inf (the Chung-Hulbert coefficients put both stiff-limit roots there), and a double root moves
 by O(sqrt(eps)) under a perturbation eps: the constraint curvature (eps ~ c h) can push it out of the unit disc.
 At rho_inf = 1 (double root -1) the index-3 form is unstable: at h = 1e-3 the seed double pendulum fails
-after 5.4 s, the general one after 8.6 s (stab2 is fine at rho_inf = 1). On seed 004's pendulum (inertia about the
-pivot smaller than m |rho|^2, i.e. an indefinite inertia about the centre of mass, a strong coupling between the
-rotation and the pivot constraint) index3 at rho_inf = 0.9 needs h <= 3e-3: at h = 5e-3 and at the benchmark's
-default h = 1e-2 the multipliers show the growing (-1)^n mode and the run fails after about 2.8 s resp. 1 s ("Newton
-did not converge"); rho_inf = 0.8 is stable at 5e-3, rho_inf <= 0.6 at 1e-2, stab2 at 1e-2. (RATTLie and Lie-alpha
-alike fail at seed 004's own steps 0.05 and 0.1 on this model.) The pendulum's Newton matrix has indefinite 3x3
-rotational blocks; only the saddle system is regular (see "Linear algebra").
+after 5.4 s, the general one after 8.6 s (stab2 is fine at rho_inf = 1). Seed 004's pendulum (a pinned body, no
+constraints: index3 and stab2 coincide) runs 100 s at the seed's steps 0.05 and 0.1 (docs/methods.md).
 
 [CG89]  A. Cardona, M. Geradin, "Time integration of the equations of motion in mechanism analysis", Comput.
         Struct. 33 (1989) 801-820 (numerical damping is needed for index-3 constrained systems).
 
 Linear algebra: the first block of the iteration matrix is block diagonal (3x3 rotational blocks, beta_bar m I
 translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
-multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when the inertia about the
-centre of mass is indefinite, as in seed 004's pendulum, where only the saddle system is regular) the full system
-is solved by LU with partial pivoting instead. Newton stops when every block of the update is below
+multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when an inertia about a
+centre of mass is singular or indefinite; only the saddle system is then regular) the full system is solved by LU
+with partial pivoting instead. Newton stops when every block of the update is below
 newton_tol (1 + |block|) (max norms; blocks Dq, mu, nu); it fails after newton_max_iter iterations.
 
 Newton starts from vdot_{n+1} and lambda_{n+1} extrapolated linearly from the two previous steps (O(h^2) accurate),
@@ -139,15 +136,16 @@ def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _configure(y, w, Ts, yn):
+@njit(cache=True, inline="always")
+def _configure(rd, y, w, Ts, yn):
     """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y) and Ts[i] = T(w_Omega_i).
 
-    (rigid.advance_configuration, lie.tangent_into; ALGORITHMS.md section 0.)
+    (rigid.advance_configuration, lie.tangent_into; docs/algorithms.md section 0.)
     """
-    rigid.advance_configuration(y, w, yn)
+    rigid.advance_configuration(rd, y, w, yn)
+    v_off = rd[10]
     for i in range(Ts.shape[0]):
-        lie.tangent_into(w[6 * i : 6 * i + 3], Ts[i])
+        lie.tangent_into(w[v_off[i] : v_off[i] + 3], Ts[i])
 
 
 @njit(cache=True, inline="always")
@@ -176,14 +174,15 @@ def _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, 
 
 
 @njit(cache=True)
-def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
-    """Solve [[A, C], [D, E]] x = -r, A = blockdiag(Arot_i (3x3), atr_i I_3) (6N), C (6N x m), D (m x 6N), E (m x m).
+def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full, pinned, v_off):
+    """Solve [[A, C], [D, E]] x = -r, A = blockdiag(Arot_i (3x3), atr_i I_3) (nv; Arot_i alone for a pinned body
+    i, block i at v_off[i]), C (nv x m), D (m x nv), E (m x m).
 
     Schur complement on the m multiplier unknowns when every Arot_i is well conditioned, else dense LU of the
-    whole (6N + m) system. Returns False if the system is singular.
+    whole (nv + m) system. Returns False if the system is singular.
     """
     nb = Arot.shape[0]
-    nv = 6 * nb
+    nv = v_off[nb]
     n = nv + m
     ok = True
     for i in range(nb):
@@ -193,7 +192,8 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
     if ok:
         # X = A^-1 C, xr = A^-1 r_1
         for i in range(nb):
-            o = 6 * i
+            o = v_off[i]
+            nt = 0 if pinned[i] else 6  # end of the translational block
             Ai = Ainv[i]
             for c in range(m):
                 c0 = Cm[o, c]
@@ -201,11 +201,11 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
                 c2 = Cm[o + 2, c]
                 for rr in range(3):
                     X[o + rr, c] = Ai[rr, 0] * c0 + Ai[rr, 1] * c1 + Ai[rr, 2] * c2
-                for rr in range(3, 6):
+                for rr in range(3, nt):
                     X[o + rr, c] = Cm[o + rr, c] / atr[i]
             for rr in range(3):
                 xr[o + rr] = Ai[rr, 0] * r[o] + Ai[rr, 1] * r[o + 1] + Ai[rr, 2] * r[o + 2]
-            for rr in range(3, 6):
+            for rr in range(3, nt):
                 xr[o + rr] = r[o + rr] / atr[i]
         # (E - D X) y = -r_2 + D xr
         for p in range(m):
@@ -231,11 +231,12 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full):
             full[p, q] = 0.0
         x[p] = -r[p]
     for i in range(nb):
-        o = 6 * i
+        o = v_off[i]
         for p in range(3):
             for q in range(3):
                 full[o + p, o + q] = Arot[i, p, q]
-            full[o + 3 + p, o + 3 + p] = atr[i]
+            if not pinned[i]:
+                full[o + 3 + p, o + 3 + p] = atr[i]
     for p in range(nv):
         for q in range(m):
             full[p, nv + q] = Cm[p, q]
@@ -260,17 +261,16 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
         a[r] = vd[r]
     if not perturbed:
         return True
-    rigid.get_velocity(y, vtmp)
+    rigid.get_velocity(rd, y, vtmp)
     d = h
     for sgn in range(2):
         s = d if sgn == 0 else -d
         for r in range(nv):
             w[r] = s * vtmp[r] + 0.5 * s * s * vd[r]
-        _configure(y, w, Ts, ytmp)
-        nb = nv // 6
-        for i in range(nb):
-            for r in range(6):
-                ytmp[BODY * i + 12 + r] = vtmp[6 * i + r] + s * vd[6 * i + r]
+        _configure(rd, y, w, Ts, ytmp)
+        for r in range(nv):
+            w[r] = vtmp[r] + s * vd[r]
+        rigid.set_velocity(rd, ytmp, w)
         out = vd_p if sgn == 0 else vd_m
         if not rigid.initial_acceleration(rd, ytmp, out, lam_tmp):
             return False
@@ -289,18 +289,20 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
     nv = vd.shape[0]
     nm = Bm.shape[0]
     rigid.constraint_jacobian(rd, y, Bm)
-    nb = nv // 6
+    pinned, y_off, v_off = rd[6], rd[9], rd[10]
+    nb = pinned.shape[0]
     for p in range(nm):
         s = 0.0
         for i in range(nb):
-            o = BODY * i
-            W0 = y[o + 12]
-            W1 = y[o + 13]
-            W2 = y[o + 14]
-            c0 = W1 * vd[6 * i + 2] - W2 * vd[6 * i + 1]
-            c1 = W2 * vd[6 * i] - W0 * vd[6 * i + 2]
-            c2 = W0 * vd[6 * i + 1] - W1 * vd[6 * i]
-            s += Bm[p, 6 * i] * c0 + Bm[p, 6 * i + 1] * c1 + Bm[p, 6 * i + 2] * c2
+            o = y_off[i] + (9 if pinned[i] else 12)  # Omega
+            v = v_off[i]
+            W0 = y[o]
+            W1 = y[o + 1]
+            W2 = y[o + 2]
+            c0 = W1 * vd[v + 2] - W2 * vd[v + 1]
+            c1 = W2 * vd[v] - W0 * vd[v + 2]
+            c2 = W0 * vd[v + 1] - W1 * vd[v]
+            s += Bm[p, v] * c0 + Bm[p, v + 1] * c1 + Bm[p, v + 2] * c2
         s = -s / 12.0
         for c in range(nv):
             s += kappa * Bm[p, c] * vdd[c]
@@ -313,22 +315,14 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
     if not lu_solve_inplace(G, b, nm):
         return False
     for i in range(nb):
-        for r in range(6):
-            c = 6 * i + r
+        o = y_off[i] + (9 if pinned[i] else 12)  # Omega (and v)
+        for r in range(3 if pinned[i] else 6):
+            c = v_off[i] + r
             s = 0.0
             for p in range(nm):
                 s += Bm[p, c] * b[p]
-            y[BODY * i + 12 + r] += s
+            y[o + r] += s
     return True
-
-
-@njit(cache=True)
-def _set_acc(vd, acc):
-    """acc (state layout) <- vdot in the Omega-dot and v-dot slots."""
-    nb = vd.shape[0] // 6
-    for i in range(nb):
-        for r in range(6):
-            acc[BODY * i + 12 + r] = vd[6 * i + r]
 
 
 @njit(cache=True)
@@ -364,7 +358,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 
     ny = y.shape[0]
     nb = mass.shape[0]
-    nv = 6 * nb
+    pinned, v_off = rd[6], rd[10]  # pinned bodies (seed 004 eq. 68): rotational blocks only
+    nv = rigid.n_velocity(rd)
     nm = 3 * rd[3].shape[0]
     m = 2 * nm if stab2 else nm
     n = nv + m
@@ -417,7 +412,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
         work[hist] = 0.0
-        _set_acc(vd, acc)
+        rigid.set_velocity(rd, acc, vd)
         rigid.diagnostics(rd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
         if perturbed and not stab2:
@@ -429,7 +424,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     c_a = (0.5 - beta) * h
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
-        rigid.get_velocity(y, vn)
+        rigid.get_velocity(rd, y, vn)
         for p in range(ny):
             yn[p] = y[p]
         # predictor: vdot_{n+1}, lambda_{n+1} extrapolated linearly (constant at the first step), nu = 0
@@ -452,13 +447,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             it += 1
             # kinematics from Dq (and nu)
             _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
-            _configure(y, w, Ts, yn)
-            rigid.constraint_jacobian(rd, yn, Bm)
-            rigid.times_tangent(Bm, Ts, BTm)
-            rigid.constraint_force_derivative(rd, yn, mu, Kd)
+            _configure(rd, y, w, Ts, yn)
+            rigid.constraint_jacobian_inline(rd, yn, Bm)
+            rigid.times_tangent(rd, Bm, Ts, BTm)
+            rigid.constraint_force_derivative_inline(rd, yn, mu, Kd)
+            rigid.potential_stiffness(rd, yn, h, Kd)  # + h d(grad U)/dq: pinned bodies' gravity moment
             # residual r_1 = h (M vdot + g) + B^T mu; blocks A
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
                 J = inertia[i]
                 W0 = v1[o]
                 W1 = v1[o + 1]
@@ -469,9 +465,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 gy1 = W2 * JW[0] - W0 * JW[2]
                 gy2 = W0 * JW[1] - W1 * JW[0]
                 gy = (gy0, gy1, gy2)
-                for p in range(3):
-                    r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p])
-                    r[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
+                if pinned[i]:  # grad U = -(m rho x R^T g) at q_{n+1}
+                    gm = rigid.gravity_moment(rd, yn, i)
+                    for p in range(3):
+                        r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p]
+                                        - gm[p])
+                else:
+                    for p in range(3):
+                        r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p])
+                        r[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
                 # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K(mu) T
                 K = Kd[o : o + 3, o : o + 3]  # K_t is block diagonal: rotational blocks only
                 T = Ts[i]
@@ -510,8 +512,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     Cm[c, p] = Bm[p, c]
                     Dm[p, c] = BTm[p, c]
             if stab2:
-                rigid.velocity_constraint_jacobian(rd, yn, v1, Zm)
-                rigid.times_tangent(Zm, Ts, ZTm)
+                rigid.velocity_constraint_jacobian_inline(rd, yn, v1, Zm)
+                rigid.times_tangent(rd, Zm, Ts, ZTm)
                 for p in range(nm):
                     sacc = 0.0
                     for c in range(nv):
@@ -520,12 +522,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     r[nv + nm + p] = sacc
                 for q in range(nm):
                     for i in range(nb):
-                        o = 6 * i
+                        o = v_off[i]
                         KT = KTs[i]
                         for p in range(3):
                             Cm[o + p, nm + q] = h * (KT[p, 0] * Bn[q, o] + KT[p, 1] * Bn[q, o + 1]
                                                      + KT[p, 2] * Bn[q, o + 2])
-                            Cm[o + 3 + p, nm + q] = 0.0
+                            if not pinned[i]:
+                                Cm[o + 3 + p, nm + q] = 0.0
                     for p in range(nm):
                         s1 = 0.0
                         s2 = 0.0
@@ -537,7 +540,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             res = _max_abs(r, 0, n)
             if not np.isfinite(res):
                 break
-            if not _solve(Arot, atr, Cm, Dm, Em, r, dx, m, Ainv, X, xr, S, full):
+            if not _solve(Arot, atr, Cm, Dm, Em, r, dx, m, Ainv, X, xr, S, full, pinned, v_off):
                 info[0] = t
                 return s, kernels.SINGULAR, n_saved
             ok_q = _max_abs(dx, 0, nv) <= tol * (1.0 + _max_abs(dq, 0, nv))
@@ -567,8 +570,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return s, kernels.NEWTON, n_saved
         # final kinematics at the accepted iterate
         _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
-        _configure(y, w, Ts, yn)
-        rigid.set_velocity(yn, v1)
+        _configure(rd, y, w, Ts, yn)
+        rigid.set_velocity(rd, yn, v1)
         if not kernels.state_ok(yn):
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
@@ -583,8 +586,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             lam[p] = mu[p] / h
         work[hist] = 1.0
         t = t_start + (k0 + s + 1) * h
-        _set_acc(vd, acc)
-        rigid.diagnostics(rd, y, acc, d)
+        rigid.set_velocity(rd, acc, vd)
+        rigid.diagnostics_inline(rd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
     return n_steps, kernels.OK, n_saved
 
@@ -599,9 +602,8 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    """[vdot_n, a_n (6N each), lambda_n (3K), vdot_{n-1} (6N), lambda_{n-1} (3K), flag]."""
-    mass, jb = model.data[0], model.data[3]
-    return 18 * mass.shape[0] + 6 * jb.shape[0] + 1
+    """[vdot_n, a_n (nv each), lambda_n (3K), vdot_{n-1} (nv), lambda_{n-1} (3K), flag]."""
+    return 3 * rigid.n_velocity(model.data) + 2 * rigid.n_multipliers(model.data) + 1
 
 
 def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -616,7 +618,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
     kind, data = dispatch.pack(model.machinery, model.data)
     y = model.y0.astype(float).copy()
     work = np.zeros(work_size(model))
-    nv = 6 * model.data[0].shape[0]
+    nv = rigid.n_velocity(model.data)
     samples = np.full((n_steps + 2, 1 + y.shape[0] + kernels.N_DIAG), np.nan)
     maxima = np.zeros(kernels.N_MAXIMA)
     ref = np.zeros(2)

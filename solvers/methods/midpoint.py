@@ -23,10 +23,9 @@ is the first entry of the option array.
   benchmark's X-Y-Z product consistently.) The angles are kept continuous in the work array. The run fails
   (status "failed", gimbal lock) when |cos theta_y| falls below ``gimbal_tol`` or Newton fails near it.
 
-The heavy-top data come from the rigid model (one body, spherical joint at a fixed pivot, gravity along e3):
-J about the pivot = J_c + m (|rho|^2 I - rho rho^T), torque m g rho x Gamma. x and v are written back from R and
-Omega (x = pivot + R rho, v = R (Omega x rho)), so the joint holds to round-off. The accelerations of the
-diagnostics are the ODE's at the new state (no saddle-point solve per step).
+The heavy-top data come from the rigid model: one pinned body (state R, Omega; J about the pivot, rho the body
+vector from the pivot to the centre of mass, gravity along e3), torque m g rho x Gamma (seed 004 eq. 68). The
+accelerations of the diagnostics are the ODE's at the new state.
 """
 
 from __future__ import annotations
@@ -132,36 +131,21 @@ def cardan_angles(y: np.ndarray, th: np.ndarray) -> None:
 
 @njit(cache=True)
 def _heavy_top(data: tuple, Jp: np.ndarray) -> tuple:
-    """J about the pivot (into Jp), rho, m g, the joint's body point a and fixed point b (rigid data)."""
-    mass, inertia, grav, _, jp, _ = data[0]
-    m = mass[0]
-    a = jp[0, 0]
-    b = jp[0, 1]
-    rr = a[0] * a[0] + a[1] * a[1] + a[2] * a[2]
+    """J about the pivot (into Jp), rho and m g of the pinned body of the rigid data (seed 004 eq. 68)."""
+    rd = data[0]
+    mass, inertia, grav, com = rd[0], rd[1], rd[2], rd[8]
     for r in range(3):
         for c in range(3):
-            Jp[r, c] = inertia[0, r, c] + m * ((rr if r == c else 0.0) - a[r] * a[c])
-    return -a[0], -a[1], -a[2], m * grav[2], a, b
-
-
-@njit(cache=True)
-def _write_rigid(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-    """x = b - R a, v = -R (Omega x a) from R = y[0:9] and Omega = y[12:15]."""
-    w0, w1, w2 = y[12], y[13], y[14]
-    c0 = w1 * a[2] - w2 * a[1]
-    c1 = w2 * a[0] - w0 * a[2]
-    c2 = w0 * a[1] - w1 * a[0]
-    for r in range(3):
-        y[9 + r] = b[r] - (y[3 * r] * a[0] + y[3 * r + 1] * a[1] + y[3 * r + 2] * a[2])
-        y[15 + r] = -(y[3 * r] * c0 + y[3 * r + 1] * c1 + y[3 * r + 2] * c2)
+            Jp[r, c] = inertia[0, r, c]
+    return com[0, 0], com[0, 1], com[0, 2], mass[0] * grav[2]
 
 
 @njit(cache=True)
 def _heavy_top_acceleration(y: np.ndarray, Jp: np.ndarray, Jinv: np.ndarray, top: tuple, acc: np.ndarray) -> None:
-    """dOmega/dt = J^-1 (m g rho x Gamma - Omega x J Omega) and dv/dt = -R (dOmega/dt x a + Omega x (Omega x a))
-    at the state y (the heavy-top ODE the midpoint forms discretise), into acc[12:18]."""
-    r0, r1, r2, mg, a, _ = top
-    W0, W1, W2 = y[12], y[13], y[14]
+    """dOmega/dt = J^-1 (m g rho x Gamma - Omega x J Omega) at the state y = [R, Omega] (the heavy-top ODE the
+    midpoint forms discretise), into acc[9:12]."""
+    r0, r1, r2, mg = top
+    W0, W1, W2 = y[9], y[10], y[11]
     g0, g1, g2 = y[6], y[7], y[8]
     JW0 = Jp[0, 0] * W0 + Jp[0, 1] * W1 + Jp[0, 2] * W2
     JW1 = Jp[1, 0] * W0 + Jp[1, 1] * W1 + Jp[1, 2] * W2
@@ -169,20 +153,9 @@ def _heavy_top_acceleration(y: np.ndarray, Jp: np.ndarray, Jinv: np.ndarray, top
     t0 = mg * (r1 * g2 - r2 * g1) - (W1 * JW2 - W2 * JW1)
     t1 = mg * (r2 * g0 - r0 * g2) - (W2 * JW0 - W0 * JW2)
     t2 = mg * (r0 * g1 - r1 * g0) - (W0 * JW1 - W1 * JW0)
-    A0 = Jinv[0, 0] * t0 + Jinv[0, 1] * t1 + Jinv[0, 2] * t2
-    A1 = Jinv[1, 0] * t0 + Jinv[1, 1] * t1 + Jinv[1, 2] * t2
-    A2 = Jinv[2, 0] * t0 + Jinv[2, 1] * t1 + Jinv[2, 2] * t2
-    acc[12] = A0
-    acc[13] = A1
-    acc[14] = A2
-    c0 = W1 * a[2] - W2 * a[1]
-    c1 = W2 * a[0] - W0 * a[2]
-    c2 = W0 * a[1] - W1 * a[0]
-    e0 = A1 * a[2] - A2 * a[1] + W1 * c2 - W2 * c1
-    e1 = A2 * a[0] - A0 * a[2] + W2 * c0 - W0 * c2
-    e2 = A0 * a[1] - A1 * a[0] + W0 * c1 - W1 * c0
-    for r in range(3):
-        acc[15 + r] = -(y[3 * r] * e0 + y[3 * r + 1] * e1 + y[3 * r + 2] * e2)
+    acc[9] = Jinv[0, 0] * t0 + Jinv[0, 1] * t1 + Jinv[0, 2] * t2
+    acc[10] = Jinv[1, 0] * t0 + Jinv[1, 1] * t1 + Jinv[1, 2] * t2
+    acc[11] = Jinv[2, 0] * t0 + Jinv[2, 1] * t1 + Jinv[2, 2] * t2
 
 
 @njit(cache=True)
@@ -191,12 +164,12 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
                   A: np.ndarray, aux: np.ndarray, dG: np.ndarray, E: np.ndarray, dEy: np.ndarray,
                   dEz: np.ndarray, out: np.ndarray) -> tuple:
     """One 3D midpoint step of y in place. Returns (status, iterations, last update norm)."""
-    r0, r1, r2, mg, a, b = top
+    r0, r1, r2, mg = top
     ncol = 3 if variant == ROTATION else 1
     n = 6 if variant == CARDAN else 3 + 3 * ncol
     # z0: Omega_k, then Gamma_3, Gamma_1, Gamma_2 (rows of R) or the Cardan angles
     for i in range(3):
-        z0[i] = y[12 + i]
+        z0[i] = y[9 + i]
     if variant == CARDAN:
         for i in range(3):
             z0[3 + i] = th[i]
@@ -336,7 +309,7 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
     elif not converged:
         return kernels.NEWTON, it, upd
     for i in range(3):
-        y[12 + i] = z[i]
+        y[9 + i] = z[i]
     if variant == CARDAN:
         for i in range(3):
             th[i] = z[3 + i]
@@ -370,7 +343,6 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             out[2] = y[3 * r + 2]
             for c in range(3):
                 y[3 * r + c] = out[0] * E[0, c] + out[1] * E[1, c] + out[2] * E[2, c]
-    _write_rigid(y, a, b)
     return kernels.OK, it, upd
 
 
@@ -479,7 +451,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     Jm = 1.0
     amp = 0.0
     phi = 0.0
-    top = (0.0, 0.0, 0.0, 0.0, z, z)
+    top = (0.0, 0.0, 0.0, 0.0)
     Jinv = np.empty((3, 3))
     if kind == dispatch.RIGID:
         top = _heavy_top(data, Jp)
@@ -538,10 +510,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 def work_size(model) -> int:
     """Three continuous Cardan angles; also checks that the model is one the midpoint forms are written for."""
     if model.machinery == "rigid":
-        mass, _, grav, jb, _, _ = model.data
-        if mass.shape[0] != 1 or jb.shape[0] != 1 or int(jb[0, 1]) != -1 or grav[0] != 0.0 or grav[1] != 0.0:
+        mass, grav, jb, pinned = model.data[0], model.data[2], model.data[3], model.data[6]
+        if mass.shape[0] != 1 or jb.shape[0] != 0 or not pinned[0] or grav[0] != 0.0 or grav[1] != 0.0:
             raise ValueError(
-                "the midpoint forms of seed 004 need one body on a fixed spherical pivot with gravity along e3 "
+                "the midpoint forms of seed 004 need one body pinned at a fixed pivot with gravity along e3 "
                 "(benchmark pendulum_3d)"
             )
     elif model.machinery == "coords":

@@ -1,5 +1,7 @@
 """RATTLie: the symplectic, symmetric Lie group integrator of Hante & Arnold (J. Comput. Appl. Math. 387 (2021)
-112492), seed 000's "RL" (eqs. 15-23), on the rigid machinery (SO(3) x R^3)^N with spherical joints.
+112492), seed 000's "RL" (eqs. 15-23), on the rigid machinery (SO(3) x R^3)^N with spherical joints; a pinned
+body (the heavy top of seed 004 eq. 68) has only its rotational blocks, and without joints (nm = 0) the step is
+the unconstrained RATTLie (stage (a) without multipliers, stage (b) v_{n+1} = M^-1 a).
 
 One step from (q_n, p_n = M v_n), ALGORITHMS.md section 1, with f = grad U and B the constraint Jacobian:
 
@@ -66,13 +68,11 @@ def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_
     if not rigid.initial_acceleration(rd, y, acc_l, lam):
         return -1
     acc = np.zeros(y.shape[0])
-    for i in range(nv // 6):
-        for r in range(6):
-            acc[rigid.BODY * i + 12 + r] = acc_l[6 * i + r]
+    rigid.set_velocity(rd, acc, acc_l)
     d = np.empty(kernels.N_DIAG)
     rigid.diagnostics(rd, y, acc, d)
     n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
-    rigid.get_velocity(y, w_old)
+    rigid.get_velocity(rd, y, w_old)
     for r in range(nv):
         w_older[r] = w_old[r]
     for r in range(nm):
@@ -93,7 +93,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     inertia = rd[1]
     Jm = inertia  # indexed as Jm[i, r, c] in the loop: no per-body views (each costs an atomic incref/decref)
     nb = mass.shape[0]
-    nv = 6 * nb
+    pinned = rd[6]  # pinned bodies (seed 004 eq. 68): rotational blocks only
+    y_off = rd[9]
+    v_off = rd[10]
+    nv = rigid.n_velocity(rd)
     nm = rigid.n_multipliers(rd)
     ny = y.shape[0]
     tol = opts[0]
@@ -150,7 +153,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
 
     # q_n-dependent quantities of the first step; later steps take them from stage (b) of the step before
     # (w = v_{n+1}, f(q_{n+1}), B(q_{n+1}) are exactly the next step's v_n, f(q_n), B(q_n))
-    rigid.get_velocity(y, w)
+    rigid.get_velocity(rd, y, w)
     rigid.potential_gradient(rd, y, f)
     rigid.constraint_jacobian(rd, y, Bn)
     hh = 0.5 * h
@@ -158,10 +161,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         k = k0 + s
         t = t_start + k * h
         for i in range(nb):
-            o = 6 * i
+            o = v_off[i]
             for r in range(3):
                 p[o + r] = Jm[i, r, 0] * w[o] + Jm[i, r, 1] * w[o + 1] + Jm[i, r, 2] * w[o + 2]
-                p[o + 3 + r] = mass[i] * w[o + 3 + r]
+                if not pinned[i]:
+                    p[o + 3 + r] = mass[i] * w[o + 3 + r]
         # the constant part of the residual r1: -p_n + (h/2) f(q_n)
         for r in range(nv):
             p[r] = hh * f[r] - p[r]
@@ -186,17 +190,18 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             fresh = it == 1  # simplified Newton: the Jacobian of the first iterate serves the whole step
             res = 0.0
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
                 w0 = h * delta[o]
                 w1 = h * delta[o + 1]
                 w2 = h * delta[o + 2]
                 hd[o] = w0
                 hd[o + 1] = w1
                 hd[o + 2] = w2
-                for r in range(3):
-                    hd[o + 3 + r] = h * delta[o + 3 + r]
+                if not pinned[i]:
+                    for r in range(3):
+                        hd[o + 3 + r] = h * delta[o + 3 + r]
                 x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                rigid.advance_body(y, hd, i, lie.sinc1(x), lie.cosc2(x), y1)
+                rigid.advance_body(y, hd, y_off[i], o, not pinned[i], lie.sinc1(x), lie.cosc2(x), y1)
                 for c in range(3):
                     Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
                 if fresh:
@@ -208,8 +213,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
                 else:
                     _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef(x), Jd, r1, o)
-                for r in range(3):
-                    r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
+                if not pinned[i]:
+                    for r in range(3):
+                        r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
                 if not fresh:
                     continue
                 lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef(x), 0.0, lie.c3_coef(x), Dm)  # D(-h Delta; M Delta)
@@ -233,7 +239,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 rigid.constraint_jacobian_inline(rd, y1, B1)
                 # C = B(q_{n+1}) T(h Delta): rotational columns times T, translational columns as they are
                 for i in range(nb):
-                    o = 6 * i
+                    o = v_off[i]
                     for c in range(3):
                         v3[c] = hd[o + c]
                     x = np.sqrt(v3[0] * v3[0] + v3[1] * v3[1] + v3[2] * v3[2])
@@ -241,7 +247,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     for r in range(nm):
                         for c in range(3):
                             C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
-                            C[r, o + 3 + c] = B1[r, o + 3 + c]
+                            if not pinned[i]:
+                                C[r, o + 3 + c] = B1[r, o + 3 + c]
             rigid.constraint_residual(rd, y1, r2)
             for r in range(nm):
                 r2[r] /= h
@@ -251,15 +258,18 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 res = max(res, abs(r2[r]))
             # X = A^-1 B_n^T, ainv_r1 = A^-1 r1 (block diagonal A)
             for i in range(nb):
-                o = 6 * i
+                o = v_off[i]
+                free = not pinned[i]
                 for r in range(3):
                     ainv_r1[o + r] = Ainv[i, r, 0] * r1[o] + Ainv[i, r, 1] * r1[o + 1] + Ainv[i, r, 2] * r1[o + 2]
-                    ainv_r1[o + 3 + r] = r1[o + 3 + r] / mass[i]
+                    if free:
+                        ainv_r1[o + 3 + r] = r1[o + 3 + r] / mass[i]
                     if fresh:
                         for c in range(nm):
                             X[o + r, c] = Ainv[i, r, 0] * Bn[c, o] + Ainv[i, r, 1] * Bn[c, o + 1] \
                                 + Ainv[i, r, 2] * Bn[c, o + 2]
-                            X[o + 3 + r, c] = Bn[c, o + 3 + r] / mass[i]
+                            if free:
+                                X[o + 3 + r, c] = Bn[c, o + 3 + r] / mass[i]
             # S dmu = r2 - C A^-1 r1 with S = C X / 2 (factorised once per step)
             for r in range(nm):
                 acc_r = r2[r]
@@ -312,12 +322,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             d3[r] = d2[r]
             d2[r] = d1[r]
             d1[r] = delta[r]
-        rigid.advance_configuration(y, hd, y1)
+        rigid.advance_configuration(rd, y, hd, y1)
         # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
         rigid.constraint_jacobian_inline(rd, y1, B1)
         rigid.potential_gradient_inline(rd, y1, f)
         for i in range(nb):
-            o = 6 * i
+            o = v_off[i]
+            free = not pinned[i]
             w0 = hd[o]
             w1 = hd[o + 1]
             w2 = hd[o + 2]
@@ -326,13 +337,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             _tangent_inv_t_times(w0, w1, w2, lie.c_coef(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
             for r in range(3):
                 a_rhs[o + r] -= hh * f[o + r]
-                a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
+                if free:
+                    a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
             for r in range(3):
                 minv_a[o + r] = Jinv[i, r, 0] * a_rhs[o] + Jinv[i, r, 1] * a_rhs[o + 1] + Jinv[i, r, 2] * a_rhs[o + 2]
-                minv_a[o + 3 + r] = a_rhs[o + 3 + r] / mass[i]
+                if free:
+                    minv_a[o + 3 + r] = a_rhs[o + 3 + r] / mass[i]
                 for c in range(nm):
                     X[o + r, c] = Jinv[i, r, 0] * B1[c, o] + Jinv[i, r, 1] * B1[c, o + 1] + Jinv[i, r, 2] * B1[c, o + 2]
-                    X[o + 3 + r, c] = B1[c, o + 3 + r] / mass[i]
+                    if free:
+                        X[o + 3 + r, c] = B1[c, o + 3 + r] / mass[i]
         # S = B1 M^-1 B1^T is symmetric: the upper triangle, mirrored
         for r in range(nm):
             acc_r = 0.0
@@ -353,13 +367,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for c in range(nm):
                 acc_r -= X[r, c] * phi[c]
             w[r] = acc_r
-        rigid.set_velocity(y1, w)
+        rigid.set_velocity(rd, y1, w)
         if not kernels.state_ok(y1):
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
         for r in range(ny):
             y[r] = y1[r]
-        rigid.difference_acceleration(w_older, w_old, w, h, k + 1, acc)
+        rigid.difference_acceleration(rd, w_older, w_old, w, h, k + 1, acc)
         for r in range(nv):
             w_older[r] = w_old[r]
             w_old[r] = w[r]

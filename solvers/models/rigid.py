@@ -1,18 +1,26 @@
-"""Rigid bodies on (SO(3) x R^3)^N joined by spherical joints: the one machinery of the spatial benchmarks.
+"""Rigid bodies on SO(3) x R^3 (free) or SO(3) (pinned), joined by spherical joints: the spatial machinery.
 
-State layout (flat, per body i at offset 18 i): R (9, row-major; body to world), x (3; centre of mass),
-Omega (3; body angular velocity, dR/dt = R hat(Omega)), v (3; world velocity of the centre of mass).
+State layout (flat; body i starts at ``y_off[i]``):
+- a free body (18 entries): R (9, row-major; body to world), x (3; centre of mass), Omega (3; body angular
+  velocity, dR/dt = R hat(Omega)), v (3; world velocity of the centre of mass);
+- a pinned body (12 entries), a body turning about a fixed world point (the pivot): R (9), Omega (3). Its
+  inertia is the inertia ABOUT THE PIVOT and rho the body vector from the pivot to its centre of mass; gravity
+  enters as its moment about the pivot, m rho x (R^T g) (seed 004 eq. 68 for g along e3). No translation state,
+  no joint: Euler's equations about a fixed point (docs/algorithms.md section 3).
+The Lie-algebra velocity vector w has 6 entries per free body [Omega, v] and 3 per pinned body [Omega], body i
+starting at ``v_off[i]``.
 
 A joint k couples the point ``a`` of body ``i`` (body frame) with the point ``b`` of body ``j`` (body frame),
 or with the fixed world point ``b`` when ``j = -1``: Phi_k = x_i + R_i a - x_j - R_j b (seed 000 eq. 24).
-Its Jacobian in the Lie-algebra sense (seed 000 Table 1, ALGORITHMS.md section 0):
-B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
+Its Jacobian in the Lie-algebra sense (seed 000 Table 1, docs/algorithms.md section 0):
+B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I. Joints join free bodies only.
 
 The model data handed to kernels is the tuple
-``(mass (N,), inertia (N,3,3) about the centre of mass, gravity (3,), joint_body (K,2) int, joint_point (K,2,3),
-momentum_axis (3,))``. The inertia about the centre of mass may be indefinite when the benchmark only makes
-physical sense under its constraints (the seed-004 3D pendulum gives J about the pivot); the saddle-point
-systems stay regular as long as the kinetic energy is positive on the constraint tangent space.
+``(mass (N,), inertia (N,3,3), gravity (3,), joint_body (K,2) int, joint_point (K,2,3), momentum_axis (3,),
+pinned (N,) int (1 for a pinned body), pivot (N,3) world pivot, com (N,3) body vector pivot -> centre of mass,
+y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets)`` (the last entries of the offsets are the
+state and velocity sizes). The inertia is about the centre of mass for a free body, about the pivot for a pinned
+one.
 """
 
 from __future__ import annotations
@@ -25,7 +33,8 @@ from numba import njit
 from .. import lie
 from ..linalg import cross_into, lu_solve_inplace
 
-BODY = 18  # state entries per body
+BODY = 18  # state entries per free body
+PINNED_BODY = 12  # state entries per pinned body
 
 
 def make_data(
@@ -34,10 +43,27 @@ def make_data(
     gravity: np.ndarray,
     joints: Sequence[tuple[int, Sequence[float], int, Sequence[float]]],
     momentum_axis: Sequence[float] = (0.0, 0.0, 1.0),
+    pinned: Sequence[tuple[Sequence[float], Sequence[float]] | None] | None = None,
 ) -> tuple:
-    """Pack bodies and joints (i, a, j, b) into the kernel tuple."""
+    """Pack bodies and joints (i, a, j, b) into the kernel tuple.
+
+    ``pinned[i]`` is None for a free body or (pivot, rho) for a body turning about the fixed world point pivot,
+    rho the body vector from the pivot to its centre of mass; its ``inertia[i]`` is then about the pivot.
+    """
+    n = len(mass)
+    pinned = [None] * n if pinned is None else list(pinned)
+    if len(pinned) != n:
+        raise ValueError(f"pinned: expected {n} entries (one per body), got {len(pinned)}")
+    for k, (i, _, j, _) in enumerate(joints):
+        if pinned[i] is not None or (j >= 0 and pinned[j] is not None):
+            raise ValueError(f"joint {k}: joints join free bodies only (a pinned body has its pivot)")
     jb = np.array([[i, j] for i, _, j, _ in joints], dtype=np.int64).reshape(-1, 2)
     jp = np.array([[a, b] for _, a, _, b in joints], dtype=float).reshape(-1, 2, 3)
+    flag = np.array([0 if p is None else 1 for p in pinned], dtype=np.int64)
+    pivot = np.array([np.zeros(3) if p is None else p[0] for p in pinned], dtype=float).reshape(-1, 3)
+    com = np.array([np.zeros(3) if p is None else p[1] for p in pinned], dtype=float).reshape(-1, 3)
+    y_off = np.concatenate(([0], np.cumsum(np.where(flag == 1, PINNED_BODY, BODY)))).astype(np.int64)
+    v_off = np.concatenate(([0], np.cumsum(np.where(flag == 1, 3, 6)))).astype(np.int64)
     return (
         np.asarray(mass, dtype=float),
         np.ascontiguousarray(np.array(inertia, dtype=float).reshape(-1, 3, 3)),
@@ -45,59 +71,97 @@ def make_data(
         jb,
         jp,
         np.asarray(momentum_axis, dtype=float),
+        flag,
+        np.ascontiguousarray(pivot),
+        np.ascontiguousarray(com),
+        y_off,
+        v_off,
     )
+
+
+def omega_offset(data: tuple, i: int) -> int:
+    """Index of body i's Omega in the flat state (y_off + 12 for a free body, + 9 for a pinned one)."""
+    return int(data[9][i]) + (9 if data[6][i] else 12)
 
 
 def place_bodies(data: tuple, R: Sequence[np.ndarray], Omega: Sequence[np.ndarray]) -> np.ndarray:
     """Initial state from rotations and body angular velocities: positions and velocities follow from joints.
 
     Joints must be listed in tree order: each joint attaches a new body ``i`` to the ground or to a body
-    already placed. Returns the flat state.
+    already placed; a pinned body is placed by its pivot. Returns the flat state.
     """
-    mass, _, _, jb, jp, _ = data
+    mass, _, _, jb, jp, _, pinned, _, _, y_off, _ = data
     n = mass.shape[0]
-    y = np.zeros(BODY * n)
-    placed = [False] * n
+    y = np.zeros(int(y_off[-1]))
+    placed = [bool(p) for p in pinned]
     for i in range(n):
-        y[BODY * i : BODY * i + 9] = np.asarray(R[i], dtype=float).ravel()
-        y[BODY * i + 12 : BODY * i + 15] = np.asarray(Omega[i], dtype=float)
+        o = int(y_off[i])
+        y[o : o + 9] = np.asarray(R[i], dtype=float).ravel()
+        w = omega_offset(data, i)
+        y[w : w + 3] = np.asarray(Omega[i], dtype=float)
     for k in range(jb.shape[0]):
         i, j = int(jb[k, 0]), int(jb[k, 1])
         a, b = jp[k, 0], jp[k, 1]
         if j >= 0 and not placed[j]:
             raise ValueError(f"joint {k}: body {j} is not placed yet (list joints in tree order)")
-        Ri = y[BODY * i : BODY * i + 9].reshape(3, 3)
-        Wi = y[BODY * i + 12 : BODY * i + 15]
+        oi = int(y_off[i])
+        Ri = y[oi : oi + 9].reshape(3, 3)
+        Wi = y[oi + 12 : oi + 15]
         if j < 0:
             pj, vj = b, np.zeros(3)
         else:
-            Rj = y[BODY * j : BODY * j + 9].reshape(3, 3)
-            Wj = y[BODY * j + 12 : BODY * j + 15]
-            pj = y[BODY * j + 9 : BODY * j + 12] + Rj @ b
-            vj = y[BODY * j + 15 : BODY * j + 18] + Rj @ np.cross(Wj, b)
-        y[BODY * i + 9 : BODY * i + 12] = pj - Ri @ a
-        y[BODY * i + 15 : BODY * i + 18] = vj - Ri @ np.cross(Wi, a)
+            oj = int(y_off[j])
+            Rj = y[oj : oj + 9].reshape(3, 3)
+            Wj = y[oj + 12 : oj + 15]
+            pj = y[oj + 9 : oj + 12] + Rj @ b
+            vj = y[oj + 15 : oj + 18] + Rj @ np.cross(Wj, b)
+        y[oi + 9 : oi + 12] = pj - Ri @ a
+        y[oi + 15 : oi + 18] = vj - Ri @ np.cross(Wi, a)
         placed[i] = True
     if not all(placed):
-        raise ValueError("every body must be attached by a joint")
+        raise ValueError("every body must be attached by a joint or pinned")
     return y
 
 
 def unpack(data: tuple, states: np.ndarray) -> dict[str, np.ndarray]:
-    """Split saved states (n, 18 N) into R (n,N,3,3), x, Omega, v (n,N,3)."""
+    """Split saved states into R (n,N,3,3) and Omega (n,N,3); x and v (n,N,3) too when every body is free."""
     n_bodies = data[0].shape[0]
-    s = states.reshape(states.shape[0], n_bodies, BODY)
-    return {
-        "R": s[:, :, 0:9].reshape(-1, n_bodies, 3, 3),
-        "x": s[:, :, 9:12],
-        "Omega": s[:, :, 12:15],
-        "v": s[:, :, 15:18],
-    }
+    if not data[6].any():
+        s = states.reshape(states.shape[0], n_bodies, BODY)
+        return {
+            "R": s[:, :, 0:9].reshape(-1, n_bodies, 3, 3),
+            "x": s[:, :, 9:12],
+            "Omega": s[:, :, 12:15],
+            "v": s[:, :, 15:18],
+        }
+    y_off = data[9]
+    R = np.stack([states[:, y_off[i] : y_off[i] + 9] for i in range(n_bodies)], axis=1)
+    W = np.stack([states[:, omega_offset(data, i) : omega_offset(data, i) + 3] for i in range(n_bodies)], axis=1)
+    return {"R": R.reshape(-1, n_bodies, 3, 3), "Omega": W}
 
 
 def system_size(data: tuple) -> int:
-    """Size of the saddle-point system: 6 velocity unknowns per body + 3 multipliers per joint."""
-    return 6 * data[0].shape[0] + 3 * data[3].shape[0]
+    """Size of the saddle-point system: the velocity unknowns (6 per free, 3 per pinned body) + 3 per joint."""
+    return int(data[10][-1]) + 3 * data[3].shape[0]
+
+
+@njit(cache=True, inline="always")
+def gravity_moment(data: tuple, y: np.ndarray, i: int) -> tuple:
+    """m rho x (R^T g), the moment of gravity about the pivot of the pinned body i, in the body frame.
+
+    Seed 004 eq. 68 (g = g e3: m g rho x R^T e3); minus the rotational part of grad U, U = -m g.(pivot + R rho).
+    """
+    o = data[9][i]
+    com = data[8]  # indexed, not viewed: no per-call array view in the callers' loops
+    g = data[2]
+    m = data[0][i]
+    r0 = com[i, 0]
+    r1 = com[i, 1]
+    r2 = com[i, 2]
+    u0 = y[o] * g[0] + y[o + 3] * g[1] + y[o + 6] * g[2]  # u = R^T g
+    u1 = y[o + 1] * g[0] + y[o + 4] * g[1] + y[o + 7] * g[2]
+    u2 = y[o + 2] * g[0] + y[o + 5] * g[1] + y[o + 8] * g[2]
+    return (m * (r1 * u2 - r2 * u1), m * (r2 * u0 - r0 * u2), m * (r0 * u1 - r1 * u0))
 
 
 @njit(cache=True)
@@ -124,13 +188,16 @@ def _centripetal(R: np.ndarray, W: np.ndarray, a: np.ndarray, t1: np.ndarray, t2
 def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
 
-    M = blockdiag(J_i, m_i I); f = (-Omega x J Omega, m g); gamma = -(velocity-squared terms of d2Phi/dt2).
-    Returns the system size.
+    M = blockdiag(J_i, m_i I) (J_i alone for a pinned body); f = (-Omega x J Omega, m g) for a free body,
+    -Omega x J Omega + m rho x R^T g for a pinned one (seed 004 eq. 68); gamma = -(velocity-squared terms of
+    d2Phi/dt2). Returns the system size.
     """
-    mass, inertia, grav, jb, jp, _ = data
+    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
+    pinned, y_off, v_off = data[6], data[9], data[10]
     nb = mass.shape[0]
     nj = jb.shape[0]
-    n = 6 * nb + 3 * nj
+    nv = v_off[nb]
+    n = nv + 3 * nj
     for r in range(n):
         b[r] = 0.0
         for c in range(n):
@@ -140,44 +207,58 @@ def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     t2 = np.empty(3)
     C = np.empty((3, 3))
     for i in range(nb):
-        o = BODY * i
-        J = inertia[i]
-        W = y[o + 12 : o + 15]
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views: this runs at every RK4 stage)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
         for r in range(3):
             for c in range(3):
-                A[6 * i + r, 6 * i + c] = J[r, c]
-            A[6 * i + 3 + r, 6 * i + 3 + r] = mass[i]
-            JW[r] = J[r, 0] * W[0] + J[r, 1] * W[1] + J[r, 2] * W[2]
-        cross_into(W, JW, t1)
+                A[v + r, v + c] = inertia[i, r, c]
+            JW[r] = inertia[i, r, 0] * W0 + inertia[i, r, 1] * W1 + inertia[i, r, 2] * W2
+        t1[0] = W1 * JW[2] - W2 * JW[1]  # Omega x J Omega
+        t1[1] = W2 * JW[0] - W0 * JW[2]
+        t1[2] = W0 * JW[1] - W1 * JW[0]
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            b[v] = g0 - t1[0]
+            b[v + 1] = g1 - t1[1]
+            b[v + 2] = g2 - t1[2]
+            continue
         for r in range(3):
-            b[6 * i + r] = -t1[r]
-            b[6 * i + 3 + r] = mass[i] * grav[r]
+            A[v + 3 + r, v + 3 + r] = mass[i]
+        for r in range(3):
+            b[v + r] = -t1[r]
+            b[v + 3 + r] = mass[i] * grav[r]
     for k in range(nj):
-        r0 = 6 * nb + 3 * k
+        r0 = nv + 3 * k
         i = jb[k, 0]
         j = jb[k, 1]
-        oi = BODY * i
+        oi = y_off[i]
+        vi = v_off[i]
         Ri = y[oi : oi + 9].reshape((3, 3))
         _rot_hat(Ri, jp[k, 0], C)
         for r in range(3):
             for c in range(3):
-                A[r0 + r, 6 * i + c] = -C[r, c]
-                A[6 * i + c, r0 + r] = -C[r, c]
-            A[r0 + r, 6 * i + 3 + r] = 1.0
-            A[6 * i + 3 + r, r0 + r] = 1.0
+                A[r0 + r, vi + c] = -C[r, c]
+                A[vi + c, r0 + r] = -C[r, c]
+            A[r0 + r, vi + 3 + r] = 1.0
+            A[vi + 3 + r, r0 + r] = 1.0
         g = _centripetal(Ri, y[oi + 12 : oi + 15], jp[k, 0], t1, t2)
         for r in range(3):
             b[r0 + r] = -g[r]
         if j >= 0:
-            oj = BODY * j
+            oj = y_off[j]
+            vj = v_off[j]
             Rj = y[oj : oj + 9].reshape((3, 3))
             _rot_hat(Rj, jp[k, 1], C)
             for r in range(3):
                 for c in range(3):
-                    A[r0 + r, 6 * j + c] = C[r, c]
-                    A[6 * j + c, r0 + r] = C[r, c]
-                A[r0 + r, 6 * j + 3 + r] = -1.0
-                A[6 * j + 3 + r, r0 + r] = -1.0
+                    A[r0 + r, vj + c] = C[r, c]
+                    A[vj + c, r0 + r] = C[r, c]
+                A[r0 + r, vj + 3 + r] = -1.0
+                A[vj + 3 + r, r0 + r] = -1.0
             g = _centripetal(Rj, y[oj + 12 : oj + 15], jp[k, 1], t1, t2)
             for r in range(3):
                 b[r0 + r] += g[r]
@@ -190,21 +271,29 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 
     Returns False if the saddle-point matrix is singular.
     """
-    n = assemble(data, y, A, b)
+    n = assemble_inline(data, y, A, b)
     if not lu_solve_inplace(A, b, n):
         return False
+    pinned, y_off, v_off = data[6], data[9], data[10]
     nb = data[0].shape[0]
     for i in range(nb):
-        o = BODY * i
-        R = y[o : o + 9].reshape((3, 3))
-        W = y[o + 12 : o + 15]
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
         for r in range(3):
-            ydot[o + 3 * r + 0] = R[r, 1] * W[2] - R[r, 2] * W[1]
-            ydot[o + 3 * r + 1] = -R[r, 0] * W[2] + R[r, 2] * W[0]
-            ydot[o + 3 * r + 2] = R[r, 0] * W[1] - R[r, 1] * W[0]
-            ydot[o + 9 + r] = y[o + 15 + r]
-            ydot[o + 12 + r] = b[6 * i + r]
-            ydot[o + 15 + r] = b[6 * i + 3 + r]
+            R0 = y[o + 3 * r]
+            R1 = y[o + 3 * r + 1]
+            R2 = y[o + 3 * r + 2]
+            ydot[o + 3 * r + 0] = R1 * W2 - R2 * W1
+            ydot[o + 3 * r + 1] = -R0 * W2 + R2 * W0
+            ydot[o + 3 * r + 2] = R0 * W1 - R1 * W0
+            ydot[w + r] = b[v + r]
+            if not pinned[i]:
+                ydot[o + 9 + r] = y[o + 15 + r]
+                ydot[o + 15 + r] = b[v + 3 + r]
     return True
 
 
@@ -248,38 +337,64 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
 
     ``acc`` is laid out like y; only its Omega-dot and v-dot entries are read (NaN there gives a NaN
     acceleration constraint). Energy sum_i 1/2 Omega.J Omega + 1/2 m |v|^2 - m g.x; momentum
-    axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (BENCHMARKS.md B1, B2). No allocation.
+    axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (docs/benchmarks.md B1, B2); pinned bodies about their pivot.
+    Constraint norms are NaN without joints. No allocation.
     """
-    mass, inertia, grav, jb, jp, axis = data
+    mass, inertia, grav, jb, jp, axis = data[0], data[1], data[2], data[3], data[4], data[5]
+    pinned, pivot, com, y_off = data[6], data[7], data[8], data[9]
     nb = mass.shape[0]
     energy = 0.0
     mom = 0.0
     orth = 0.0
     for i in range(nb):
-        o = BODY * i
-        J = inertia[i]
-        W0 = y[o + 12]
-        W1 = y[o + 13]
-        W2 = y[o + 14]
-        JW0 = J[0, 0] * W0 + J[0, 1] * W1 + J[0, 2] * W2
-        JW1 = J[1, 0] * W0 + J[1, 1] * W1 + J[1, 2] * W2
-        JW2 = J[2, 0] * W0 + J[2, 1] * W1 + J[2, 2] * W2
-        x0 = y[o + 9]
-        x1 = y[o + 10]
-        x2 = y[o + 11]
-        v0 = y[o + 15]
-        v1 = y[o + 16]
-        v2 = y[o + 17]
-        m = mass[i]
-        energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2) + 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2)
-        energy -= m * (grav[0] * x0 + grav[1] * x1 + grav[2] * x2)
-        orbital0 = m * (x1 * v2 - x2 * v1)
-        orbital1 = m * (x2 * v0 - x0 * v2)
-        orbital2 = m * (x0 * v1 - x1 * v0)
-        mom += axis[0] * orbital0 + axis[1] * orbital1 + axis[2] * orbital2
-        for r in range(3):
-            spin = y[o + 3 * r] * JW0 + y[o + 3 * r + 1] * JW1 + y[o + 3 * r + 2] * JW2
-            mom += axis[r] * spin
+        o = y_off[i]
+        if pinned[i]:
+            # about the pivot p: T = 1/2 Omega.J Omega, U = -m g.(p + R rho), L = R J Omega + p x m v_c with
+            # v_c = R (Omega x rho) (no calls or array views here: they would slow the free bodies' path)
+            m = mass[i]
+            W0 = y[o + 9]
+            W1 = y[o + 10]
+            W2 = y[o + 11]
+            JW0 = inertia[i, 0, 0] * W0 + inertia[i, 0, 1] * W1 + inertia[i, 0, 2] * W2
+            JW1 = inertia[i, 1, 0] * W0 + inertia[i, 1, 1] * W1 + inertia[i, 1, 2] * W2
+            JW2 = inertia[i, 2, 0] * W0 + inertia[i, 2, 1] * W1 + inertia[i, 2, 2] * W2
+            energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2)
+            c0 = W1 * com[i, 2] - W2 * com[i, 1]  # Omega x rho
+            c1 = W2 * com[i, 0] - W0 * com[i, 2]
+            c2 = W0 * com[i, 1] - W1 * com[i, 0]
+            for r in range(3):
+                Rr0 = y[o + 3 * r]
+                Rr1 = y[o + 3 * r + 1]
+                Rr2 = y[o + 3 * r + 2]
+                energy -= m * grav[r] * (pivot[i, r] + Rr0 * com[i, 0] + Rr1 * com[i, 1] + Rr2 * com[i, 2])
+                mom += axis[r] * (Rr0 * JW0 + Rr1 * JW1 + Rr2 * JW2)
+                # + axis . (p x m v_c), term r of the triple product: v_c[r] (axis x p)[r]
+                ap = axis[(r + 1) % 3] * pivot[i, (r + 2) % 3] - axis[(r + 2) % 3] * pivot[i, (r + 1) % 3]
+                mom += ap * m * (Rr0 * c0 + Rr1 * c1 + Rr2 * c2)
+        else:
+            J = inertia[i]
+            W0 = y[o + 12]
+            W1 = y[o + 13]
+            W2 = y[o + 14]
+            JW0 = J[0, 0] * W0 + J[0, 1] * W1 + J[0, 2] * W2
+            JW1 = J[1, 0] * W0 + J[1, 1] * W1 + J[1, 2] * W2
+            JW2 = J[2, 0] * W0 + J[2, 1] * W1 + J[2, 2] * W2
+            x0 = y[o + 9]
+            x1 = y[o + 10]
+            x2 = y[o + 11]
+            v0 = y[o + 15]
+            v1 = y[o + 16]
+            v2 = y[o + 17]
+            m = mass[i]
+            energy += 0.5 * (W0 * JW0 + W1 * JW1 + W2 * JW2) + 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2)
+            energy -= m * (grav[0] * x0 + grav[1] * x1 + grav[2] * x2)
+            orbital0 = m * (x1 * v2 - x2 * v1)
+            orbital1 = m * (x2 * v0 - x0 * v2)
+            orbital2 = m * (x0 * v1 - x1 * v0)
+            mom += axis[0] * orbital0 + axis[1] * orbital1 + axis[2] * orbital2
+            for r in range(3):
+                spin = y[o + 3 * r] * JW0 + y[o + 3 * r + 1] * JW1 + y[o + 3 * r + 2] * JW2
+                mom += axis[r] * spin
         s = 0.0
         for r in range(3):
             for c in range(3):
@@ -295,10 +410,10 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     ca = 0.0
     for k in range(jb.shape[0]):
         # joint point of side i minus that of side j (or the world point b): Phi_k and its two derivatives
-        pi = _joint_side(y, acc, BODY * jb[k, 0], jp[k, 0])
+        pi = _joint_side(y, acc, y_off[jb[k, 0]], jp[k, 0])
         j = jb[k, 1]
         if j >= 0:
-            pj = _joint_side(y, acc, BODY * j, jp[k, 1])
+            pj = _joint_side(y, acc, y_off[j], jp[k, 1])
         else:
             b = jp[k, 1]
             pj = (b[0], b[1], b[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -325,16 +440,17 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
 
 # ---------------------------------------------------------------------------------------------------------------
 # Lie-algebra view for the implicit Lie group methods of seed 000 (RATTLie, LGVI, Lie generalized-alpha).
-# Velocity vector w (6N): per body [Omega_i (3), v_i (3)]; a configuration increment dq (6N) acts as
-# R_i <- R_i exp(hat(dq_Omega)), x_i <- x_i + dq_v (SO(3) x R^3, ALGORITHMS.md section 0).
-# Multipliers (3K): one 3-vector per spherical joint. All functions write into given arrays (no allocation).
+# Velocity vector w: per free body [Omega_i (3), v_i (3)], per pinned body [Omega_i (3)], body i at v_off[i]; a
+# configuration increment dq (same layout) acts as R_i <- R_i exp(hat(dq_Omega)), x_i <- x_i + dq_v (SO(3) x R^3,
+# docs/algorithms.md section 0). Multipliers (3K): one 3-vector per spherical joint. All functions write into given
+# arrays (no allocation).
 # ---------------------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def n_velocity(data: tuple) -> int:
-    """6 N: the size of the Lie-algebra velocity vector."""
-    return 6 * data[0].shape[0]
+    """The size of the Lie-algebra velocity vector: 6 per free body, 3 per pinned body."""
+    return data[10][data[0].shape[0]]
 
 
 @njit(cache=True)
@@ -343,62 +459,104 @@ def n_multipliers(data: tuple) -> int:
     return 3 * data[3].shape[0]
 
 
-@njit(cache=True)
-def get_velocity(y: np.ndarray, w: np.ndarray) -> None:
-    """w = [Omega_i, v_i] from the state."""
-    nb = y.shape[0] // BODY
-    for i in range(nb):
-        for r in range(6):
-            w[6 * i + r] = y[BODY * i + 12 + r]
+@njit(cache=True, inline="always")
+def get_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
+    """w = [Omega_i, v_i] (free) or [Omega_i] (pinned) from the state."""
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    for i in range(pinned.shape[0]):
+        if pinned[i]:
+            for r in range(3):
+                w[v_off[i] + r] = y[y_off[i] + 9 + r]
+        else:
+            for r in range(6):
+                w[v_off[i] + r] = y[y_off[i] + 12 + r]
 
 
-@njit(cache=True)
-def set_velocity(y: np.ndarray, w: np.ndarray) -> None:
-    """Write w = [Omega_i, v_i] into the state."""
-    nb = y.shape[0] // BODY
-    for i in range(nb):
-        for r in range(6):
-            y[BODY * i + 12 + r] = w[6 * i + r]
+@njit(cache=True, inline="always")
+def set_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
+    """Write w into the velocity slots of y (also: an acceleration in the state layout, for the diagnostics)."""
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    for i in range(pinned.shape[0]):
+        if pinned[i]:
+            for r in range(3):
+                y[y_off[i] + 9 + r] = w[v_off[i] + r]
+        else:
+            for r in range(6):
+                y[y_off[i] + 12 + r] = w[v_off[i] + r]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mass_times(data: tuple, w: np.ndarray, out: np.ndarray) -> None:
-    """out = M w with M = blockdiag(J_i, m_i I) (the momentum p = M v of RATTLie)."""
-    mass, inertia = data[0], data[1]
+    """out = M w with M = blockdiag(J_i, m_i I) (J_i for a pinned body; the momentum p = M v of RATTLie)."""
+    mass, inertia, pinned, v_off = data[0], data[1], data[6], data[10]
     for i in range(mass.shape[0]):
         J = inertia[i]
-        o = 6 * i
+        o = v_off[i]
         for r in range(3):
             out[o + r] = J[r, 0] * w[o] + J[r, 1] * w[o + 1] + J[r, 2] * w[o + 2]
-            out[o + 3 + r] = mass[i] * w[o + 3 + r]
+            if not pinned[i]:
+                out[o + 3 + r] = mass[i] * w[o + 3 + r]
 
 
 @njit(cache=True)
 def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
-    """f = grad U in the Lie-algebra sense: rotational part 0 (x is the centre of mass), translational -m g."""
-    mass, grav = data[0], data[2]
+    """f = grad U in the Lie-algebra sense. Free body: rotational part 0 (x is the centre of mass), translational
+    -m g. Pinned body: -m rho x (R^T g), minus gravity's moment about the pivot (seed 004 eq. 68)."""
+    mass, grav, pinned, v_off = data[0], data[2], data[6], data[10]
     for i in range(mass.shape[0]):
+        o = v_off[i]
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            f[o] = -g0
+            f[o + 1] = -g1
+            f[o + 2] = -g2
+            continue
         for r in range(3):
-            f[6 * i + r] = 0.0
-            f[6 * i + 3 + r] = -mass[i] * grav[r]
+            f[o + r] = 0.0
+            f[o + 3 + r] = -mass[i] * grav[r]
+
+
+@njit(cache=True, inline="always")
+def potential_stiffness(data: tuple, y: np.ndarray, scale: float, K: np.ndarray) -> None:
+    """K += scale d/d(dq) [grad U(q exp(dq))] at dq = 0: -m hat(rho) hat(R^T g) per pinned body (free bodies: 0).
+
+    grad U of a pinned body is -m rho x u with u = R^T g, and u changes as u x dq_Omega = hat(u) dq_Omega.
+    """
+    mass, grav, pinned, com, y_off, v_off = data[0], data[2], data[6], data[8], data[9], data[10]
+    for i in range(mass.shape[0]):
+        if not pinned[i]:
+            continue
+        o = y_off[i]
+        c = v_off[i]
+        rho = (com[i, 0], com[i, 1], com[i, 2])
+        u = (
+            y[o] * grav[0] + y[o + 3] * grav[1] + y[o + 6] * grav[2],
+            y[o + 1] * grav[0] + y[o + 4] * grav[1] + y[o + 7] * grav[2],
+            y[o + 2] * grav[0] + y[o + 5] * grav[1] + y[o + 8] * grav[2],
+        )
+        # -m hat(rho) hat(u) = m ((rho . u) I - u rho^T)
+        ru = rho[0] * u[0] + rho[1] * u[1] + rho[2] * u[2]
+        for r in range(3):
+            for cc in range(3):
+                K[c + r, c + cc] += scale * mass[i] * ((ru if r == cc else 0.0) - u[r] * rho[cc])
 
 
 @njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
 def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
     """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
-    jb, jp = data[3], data[4]
+    jb, jp, y_off = data[3], data[4], data[9]
     for k in range(jb.shape[0]):
         i = jb[k, 0]
         j = jb[k, 1]
         a = jp[k, 0]
         b = jp[k, 1]
-        oi = BODY * i
+        oi = y_off[i]
         for r in range(3):
             s = y[oi + 9 + r]
             for c in range(3):
                 s += y[oi + 3 * r + c] * a[c]
             if j >= 0:
-                oj = BODY * j
+                oj = y_off[j]
                 s -= y[oj + 9 + r]
                 for c in range(3):
                     s -= y[oj + 3 * r + c] * b[c]
@@ -418,10 +576,10 @@ def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) 
 
 @njit(cache=True, inline="always")
 def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
-    """M (3K x 6N) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
+    """M (3K x nv) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
     for side i, +1 for side j): B: sign_s R hat(a) | -sign_s I; Z: sign_s R hat(Omega x a) | 0."""
-    jb, jp = data[3], data[4]
-    nv = 6 * data[0].shape[0]
+    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
+    nv = v_off[data[0].shape[0]]
     for k in range(jb.shape[0]):
         for r in range(3):
             for c in range(nv):
@@ -432,52 +590,53 @@ def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
                 continue
             sign = -1.0 if side == 0 else 1.0
             a = jp[k, side]
+            vb = v_off[body]
             p0 = a[0]
             p1 = a[1]
             p2 = a[2]
             if v is not None:  # p = Omega x a
-                W0 = v[6 * body]
-                W1 = v[6 * body + 1]
-                W2 = v[6 * body + 2]
+                W0 = v[vb]
+                W1 = v[vb + 1]
+                W2 = v[vb + 2]
                 p0 = W1 * a[2] - W2 * a[1]
                 p1 = W2 * a[0] - W0 * a[2]
                 p2 = W0 * a[1] - W1 * a[0]
             for r in range(3):
-                g0, g1, g2 = rot_hat_row(y, BODY * body, r, p0, p1, p2)
-                M[3 * k + r, 6 * body] = sign * g0
-                M[3 * k + r, 6 * body + 1] = sign * g1
-                M[3 * k + r, 6 * body + 2] = sign * g2
+                g0, g1, g2 = rot_hat_row(y, y_off[body], r, p0, p1, p2)
+                M[3 * k + r, vb] = sign * g0
+                M[3 * k + r, vb + 1] = sign * g1
+                M[3 * k + r, vb + 2] = sign * g2
                 if v is None:
-                    M[3 * k + r, 6 * body + 3 + r] = -sign
+                    M[3 * k + r, vb + 3 + r] = -sign
 
 
 @njit(cache=True)
 def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
-    """B (3K x 6N), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
+    """B (3K x nv), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
 
-    (seed 000 Table 1; ALGORITHMS.md section 0). Overwrites the first 3K rows and 6N columns.
+    (seed 000 Table 1; docs/algorithms.md section 0). Overwrites the first 3K rows and nv columns.
     """
     _joint_columns(data, y, None, B)
 
 
 @njit(cache=True)
 def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
-    """Z (3K x 6N) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
-    (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (ALGORITHMS.md
-    sec. 2). Overwrites the first 3K rows and 6N columns.
+    """Z (3K x nv) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
+    (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (docs/algorithms.md
+    section 2). Overwrites the first 3K rows and nv columns.
     """
     _joint_columns(data, y, v, Z)
 
 
 @njit(cache=True)
 def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
-    """K (6N x 6N) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
+    """K (nv x nv) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
 
     B_Omega_i^T lam = a x (R_i^T lam) changes as hat(a) hat(R_i^T lam) dq_Omega_i, and the R_j term with the
-    opposite sign; translational blocks are constant. Overwrites the first 6N x 6N block.
+    opposite sign; translational blocks are constant. Overwrites the first nv x nv block.
     """
-    jb, jp = data[3], data[4]
-    nv = 6 * data[0].shape[0]
+    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
+    nv = v_off[data[0].shape[0]]
     for r in range(nv):
         for c in range(nv):
             K[r, c] = 0.0
@@ -490,7 +649,8 @@ def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: 
             if body < 0:
                 continue
             sign = 1.0 if side == 0 else -1.0
-            o = BODY * body
+            o = y_off[body]
+            vb = v_off[body]
             a = jp[k, side]
             u = (  # u = R^T lam
                 y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2,
@@ -501,7 +661,7 @@ def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: 
             au = a[0] * u[0] + a[1] * u[1] + a[2] * u[2]
             for r in range(3):
                 for c in range(3):
-                    K[6 * body + r, 6 * body + c] += sign * (u[r] * a[c] - (au if r == c else 0.0))
+                    K[vb + r, vb + c] += sign * (u[r] * a[c] - (au if r == c else 0.0))
 
 
 @njit(cache=True)
@@ -515,16 +675,18 @@ def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndar
 
 
 @njit(cache=True, inline="always")
-def advance_body(y: np.ndarray, dq: np.ndarray, i: int, a: float, b: float, out: np.ndarray) -> None:
-    """Body i of out = y exp(dq): R_i exp(hat(w)), x_i + dq_v with w = dq_Omega_i, given a = sinc1(|w|) and
-    b = cosc2(|w|) (callers that already have them, or their own series, pass them in). Velocities not touched.
+def advance_body(y: np.ndarray, dq: np.ndarray, o: int, c: int, free: bool, a: float, b: float,
+                 out: np.ndarray) -> None:
+    """The body at state offset o and velocity offset c of out = y exp(dq): R exp(hat(w)), and x + dq_v if it is
+    free, with w = dq[c : c + 3], given a = sinc1(|w|) and b = cosc2(|w|) (callers that already have them, or their
+    own series, pass them in). Velocities not touched. (Offsets as scalars: no array leaves the data tuple in the
+    callers' Newton loops.)
 
-    exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W, d = 1 - b |w|^2 (Rodrigues, ALGORITHMS.md section 0).
+    exp(hat(w)) = I + a W + b W^2 = d I + b w w^T + a W, d = 1 - b |w|^2 (Rodrigues, docs/algorithms.md section 0).
     """
-    o = BODY * i
-    w0 = dq[6 * i]
-    w1 = dq[6 * i + 1]
-    w2 = dq[6 * i + 2]
+    w0 = dq[c]
+    w1 = dq[c + 1]
+    w2 = dq[c + 2]
     d = 1.0 - b * (w0 * w0 + w1 * w1 + w2 * w2)
     e00 = d + b * w0 * w0
     e11 = d + b * w1 * w1
@@ -542,57 +704,65 @@ def advance_body(y: np.ndarray, dq: np.ndarray, i: int, a: float, b: float, out:
         out[o + 3 * r] = r0 * e00 + r1 * e10 + r2 * e20
         out[o + 3 * r + 1] = r0 * e01 + r1 * e11 + r2 * e21
         out[o + 3 * r + 2] = r0 * e02 + r1 * e12 + r2 * e22
-        out[o + 9 + r] = y[o + 9 + r] + dq[6 * i + 3 + r]
+        if free:
+            out[o + 9 + r] = y[o + 9 + r] + dq[c + 3 + r]
 
 
-@njit(cache=True)
-def advance_configuration(y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
+@njit(cache=True, inline="always")
+def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
     """out = y with R_i <- R_i exp(hat(dq_Omega_i)), x_i <- x_i + dq_v_i; velocities copied from y."""
-    nb = y.shape[0] // BODY
-    for i in range(nb):
-        w0 = dq[6 * i]
-        w1 = dq[6 * i + 1]
-        w2 = dq[6 * i + 2]
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    for i in range(pinned.shape[0]):
+        c = v_off[i]
+        w0 = dq[c]
+        w1 = dq[c + 1]
+        w2 = dq[c + 2]
         x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-        advance_body(y, dq, i, lie.sinc1(x), lie.cosc2(x), out)
-        o = BODY * i
-        for r in range(6):
-            out[o + 12 + r] = y[o + 12 + r]
+        o = y_off[i]
+        advance_body(y, dq, o, c, not pinned[i], lie.sinc1(x), lie.cosc2(x), out)
+        if pinned[i]:
+            for r in range(3):
+                out[o + 9 + r] = y[o + 9 + r]
+        else:
+            for r in range(6):
+                out[o + 12 + r] = y[o + 12 + r]
 
 
-@njit(cache=True)
-def times_tangent(B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
-    """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x 6N) times T_i on the right.
+@njit(cache=True, inline="always")
+def times_tangent(data: tuple, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
+    """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x nv) times T_i on the right.
 
-    B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (ALGORITHMS.md sections 0, 2, 3); Ts is (N, 3, 3).
+    B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (docs/algorithms.md sections 0, 2, 3); Ts is (N, 3, 3).
     """
+    pinned, v_off = data[6], data[10]
     nb = Ts.shape[0]
     for r in range(B.shape[0]):
         for i in range(nb):
-            c0 = 6 * i
+            c0 = v_off[i]
             b0 = B[r, c0]
             b1 = B[r, c0 + 1]
             b2 = B[r, c0 + 2]
             T = Ts[i]
             for c in range(3):
                 out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
-            for c in range(3, 6):
-                out[r, c0 + c] = B[r, c0 + c]
+            if not pinned[i]:
+                for c in range(3, 6):
+                    out[r, c0 + c] = B[r, c0 + c]
 
 
 @njit(cache=True)
 def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
-    """Consistent accelerations dw/dt (6N) and multipliers (3K) of the index-1 DAE at y (the saddle solve).
+    """Consistent accelerations dw/dt (nv) and multipliers (3K) of the index-1 DAE at y (the saddle solve).
 
     Returns False if the system is singular. Used for starting values and the t = 0 diagnostics.
     """
-    n = 6 * data[0].shape[0] + 3 * data[3].shape[0]
+    nv = n_velocity(data)
+    n = nv + 3 * data[3].shape[0]
     A = np.empty((n, n))
     b = np.empty(n)
     assemble(data, y, A, b)
     if not lu_solve_inplace(A, b, n):
         return False
-    nv = 6 * data[0].shape[0]
     for r in range(nv):
         acc[r] = b[r]
     for r in range(n - nv):
@@ -600,22 +770,59 @@ def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.nd
     return True
 
 
-@njit(cache=True)
-def difference_acceleration(w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float, k: int,
-                            acc: np.ndarray) -> None:
-    """Acceleration at the newest step from velocities, for methods without their own (BENCHMARKS.md).
+@njit(cache=True, inline="always")
+def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float,
+                            k: int, acc: np.ndarray) -> None:
+    """Acceleration at the newest step from velocities, for methods without their own (docs/benchmarks.md).
 
     The contract asks for a central difference, which would delay every diagnostics row by one step; we use the
     second-order backward difference (3 w_new - 4 w_old + w_older) / (2h) instead (first-order
     (w_new - w_old)/h at the first step, k = 1). ``acc`` is laid out like the state (Omega-dot and v-dot slots).
     """
-    nb = acc.shape[0] // BODY
-    for i in range(nb):
-        for r in range(6):
-            j = 6 * i + r
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    for i in range(pinned.shape[0]):
+        dofs = 3 if pinned[i] else 6
+        slot = y_off[i] + (9 if pinned[i] else 12)
+        for r in range(dofs):
+            j = v_off[i] + r
             first = (w_new[j] - w_old[j]) / h
             second = (3.0 * w_new[j] - 4.0 * w_old[j] + w_older[j]) / (2.0 * h)
-            acc[BODY * i + 12 + r] = first if k <= 1 else second
+            acc[slot + r] = first if k <= 1 else second
+
+
+@njit(cache=True, inline="always")
+def orthonormalise(data: tuple, y: np.ndarray) -> None:
+    """Replace R of every pinned body by its orthogonal polar factor, the nearest rotation (docs/methods.md, rk4).
+
+    Newton-Schulz iteration R <- R + R (I - R^T R) / 2 (quadratic convergence near SO(3)) until ||I - R^T R||
+    is at round-off (at most 8 iterations). Free bodies are left as they are. No allocation.
+    """
+    pinned, y_off = data[6], data[9]
+    for i in range(pinned.shape[0]):
+        if not pinned[i]:
+            continue
+        o = y_off[i]
+        for _ in range(8):
+            a0, a1, a2 = y[o], y[o + 1], y[o + 2]  # the rows of R
+            b0, b1, b2 = y[o + 3], y[o + 4], y[o + 5]
+            c0, c1, c2 = y[o + 6], y[o + 7], y[o + 8]
+            # E = (I - R^T R) / 2, symmetric
+            e00 = 0.5 * (1.0 - (a0 * a0 + b0 * b0 + c0 * c0))
+            e11 = 0.5 * (1.0 - (a1 * a1 + b1 * b1 + c1 * c1))
+            e22 = 0.5 * (1.0 - (a2 * a2 + b2 * b2 + c2 * c2))
+            e01 = -0.5 * (a0 * a1 + b0 * b1 + c0 * c1)
+            e02 = -0.5 * (a0 * a2 + b0 * b2 + c0 * c2)
+            e12 = -0.5 * (a1 * a2 + b1 * b2 + c1 * c2)
+            err = 4.0 * (e00 * e00 + e11 * e11 + e22 * e22 + 2.0 * (e01 * e01 + e02 * e02 + e12 * e12))
+            if not err > 1e-30:  # ||I - R^T R|| <= 1e-15 (NaN: left to the caller's finiteness check)
+                break
+            for r in range(3):
+                r0 = y[o + 3 * r]
+                r1 = y[o + 3 * r + 1]
+                r2 = y[o + 3 * r + 2]
+                y[o + 3 * r] = r0 + r0 * e00 + r1 * e01 + r2 * e02
+                y[o + 3 * r + 1] = r1 + r0 * e01 + r1 * e11 + r2 * e12
+                y[o + 3 * r + 2] = r2 + r0 * e02 + r1 * e12 + r2 * e22
 
 
 # Inlined (numba IR) forms of the per-step model functions, for the hot loops of kernels: a compiled call that
@@ -625,3 +832,6 @@ def difference_acceleration(w_older: np.ndarray, w_old: np.ndarray, w_new: np.nd
 potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
 constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
 diagnostics_inline = njit(inline="always")(diagnostics.py_func)
+constraint_force_derivative_inline = njit(inline="always")(constraint_force_derivative.py_func)
+velocity_constraint_jacobian_inline = njit(inline="always")(velocity_constraint_jacobian.py_func)
+assemble_inline = njit(inline="always")(assemble.py_func)
