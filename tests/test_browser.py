@@ -383,3 +383,14 @@ def test_a_run_that_left_the_physics_is_flagged_not_just_ok(page, live_server):
     assert "rk4, h=0.02 completed but the bodies drifted off the constraints by" in text
     table = page.inner_text("#summary-table")
     assert table.count("Warning:") == 2  # rk4's drift and energy; hermite_h33g2 has none
+
+
+def test_the_teachers_3d_pendulum_case_runs_clean(page, live_server):
+    """Issue 12's case, as a teacher projects it: the 3D pendulum (a heavy top about its pivot) with rattlie,
+    midpoint_reduced and rk4 at the seed's step 0.05 for 20 s: every run ok, no warning, a plain "Done"."""
+    methods = ["rattlie", "midpoint_reduced", "rk4"]
+    open_page(page, link(live_server, benchmark="pendulum_3d", methods=",".join(methods), h="0.05", t_end="20"))
+    run_and_wait(page)
+    assert page.inner_text("#status").startswith("Done")
+    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"] * 3
+    assert "Warning" not in page.inner_text("#summary-table")
