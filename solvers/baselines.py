@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from . import kernels, lie
-from .methods.rattlie import STAGNATION
 from .models import rigid
 from .models import spatial_double_pendulum as sdp
 from .registry import METHODS
@@ -295,11 +294,10 @@ def rattlie_numpy(
             dz = np.linalg.solve(K, -np.concatenate([r1, r2]))
             delta += dz[:nv]
             mu += dz[nv:]
-            # the kernel's stopping rule: the update below tol relative to (1 + the size of the unknowns), or
-            # stagnating at the round-off floor
+            # the kernels' common test (kernels.newton_test, written out in NumPy)
             upd = max(np.abs(dz[:nv]).max() / (1.0 + np.abs(delta).max()),
                       np.abs(dz[nv:]).max() / (1.0 + np.abs(mu).max()))
-            if upd <= tol or (it > 2 and upd >= 0.5 * prev_upd and upd <= STAGNATION):
+            if upd <= tol or (it > 2 and upd >= 0.5 * prev_upd and upd <= kernels.STALL_FACTOR * tol):
                 converged = True
                 break
             prev_upd = upd

@@ -160,3 +160,36 @@ def fail(info: np.ndarray, t: float, residual: float, it: int) -> int:
     info[INFO_RESIDUAL] = residual
     info[INFO_NEWTON] = it
     return NEWTON
+
+
+REFRESH = 0.25  # a Newton iterate contracting by less than this asks for a fresh Jacobian (simplified Newton)
+
+
+@njit(cache=True, inline="always")
+def newton_next(upd: float, prev_upd: float, it: int, tol: float, fresh: bool) -> tuple:
+    """newton_test, then the bookkeeping of an iteration that goes on: (code, the update to compare the next one
+    with, whether the Jacobian should be refreshed: the iterate contracted by less than REFRESH)."""
+    code = newton_test(upd, prev_upd, it, tol)
+    if code == CONTINUE:
+        fresh = fresh or upd > REFRESH * prev_upd
+        prev_upd = upd
+    return code, prev_upd, fresh
+
+
+@njit(cache=True, inline="always")
+def newton_next2(d_max: float, x_max: float, dm_max: float, m_max: float, prev_upd: float, it: int, tol: float,
+                 fresh: bool) -> tuple:
+    """newton_next for the usual two blocks, the configuration unknowns (update d_max, size x_max) and the
+    multipliers (dm_max, m_max)."""
+    upd = max(scaled_update(d_max, x_max), scaled_update(dm_max, m_max))
+    return newton_next(upd, prev_upd, it, tol, fresh)
+
+
+@njit(cache=True, inline="always")
+def newton_failed(code: int, it: int, maxima: np.ndarray, info: np.ndarray, t: float, residual: float) -> bool:
+    """After the iteration: book it (newton_done) and, if it did not converge, record the failure (fail)."""
+    newton_done(code, it, maxima)
+    if code == CONTINUE:
+        fail(info, t, residual, it)
+        return True
+    return False

@@ -374,16 +374,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 mu[e] += res[2 * n + e]
                 big_m = max(big_m, abs(res[2 * n + e]))
                 big_mu = max(big_mu, abs(mu[e]))
-            upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
-            code = kernels.newton_test(upd, prev_upd, it, tol)
+            code, prev_upd, fresh = kernels.newton_next2(big_d, big_x, big_m, big_mu, prev_upd, it, tol, fresh)
             if code != kernels.CONTINUE:
                 break
-            if upd > 0.25 * prev_upd:
-                fresh = True
-            prev_upd = upd
-        kernels.newton_done(code, it, maxima)
-        if code == kernels.CONTINUE:
-            return st, kernels.fail(info, t, rmax, it), n_saved
+        if kernels.newton_failed(code, it, maxima, info, t, rmax):
+            return st, kernels.NEWTON, n_saved
         # converged: stages once more, p_{k+1} = dL_d/dq_{k+1}, then qdot_{k+1} (optionally projected)
         _stages(y, v0, dx, d1, h, W, D, Q, V)
         _forces(cd, Q, F)

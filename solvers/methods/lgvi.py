@@ -24,12 +24,9 @@ A_i = dg/df (ALGORITHMS.md section 3), T(f) the SO(3) tangent operator (d/df Phi
 -R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
 3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
 a block A_i is singular (a body with singular inertia about its centre of mass) the full saddle-point matrix
-is factorised instead. Stopping test (newton_tol = tol): |df| <= tol |f| + 64 eps and
-|dx| <= tol |x_{n+1} - x_n| + 64 eps (L + max|x|) (max norms; the eps terms are the rounding floor of the
-updates, L the largest joint offset), or, from the second iteration on, the error left after the update,
-estimated from the contraction theta = err_k/err_{k-1} as theta/(1 - theta) err_k (Hairer & Wanner, Solving
-ODEs II, IV.8), meets the same test. The multiplier needs no test of its own: the equations are linear in it,
-so its error after an update is of the size of the configuration's. Predictor: linear extrapolation of the
+is factorised instead. Stopping test: the common kernels.newton_test on f/h, (x_{n+1} - x_n)/h (velocity-like, so
+newton_tol means what it means for the other methods) and the multipliers (docs/methods.md, "Newton
+iteration"). Predictor: linear extrapolation of the
 last two steps' f, x_{n+1} - x_n and lambda (first step: the Taylor polynomial with the consistent
 acceleration and multiplier of rigid.initial_acceleration). Typically 2 iterations per step.
 
@@ -82,8 +79,6 @@ from ..models import rigid
 from .base import NEWTON_OPTIONS, Method
 
 BODY = rigid.BODY
-# stopping test: absolute rounding floor of the updates, 64 eps (rad) and 64 eps (L + max|x|) (m)
-_NOISE = 64.0 * 2.220446049250313e-16
 # Taylor coefficients in x^2 of a1 = sin x/x, a2 = (1 - cos x)/x^2, a3 = (x - sin x)/x^3, b1 = a1'/x,
 # b2 = a2'/x, used below x = 0.5 (the first omitted term is below 1e-19 there; no cancellation)
 _SERIES_BELOW2 = 0.25
@@ -464,7 +459,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         _blocks(jb, jp, y_off, q_start, G0)
         brot = 0.0
         btr = 0.0
-        xmax = 0.0
         for i in range(nb):
             o = v_off[i]
             if pinned[i]:
@@ -481,10 +475,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 b[o + 3 + r] = h * P[o + 3 + r] + 0.5 * h * h * mass[i] * grav[r]
                 brot = max(brot, abs(b[o + r]))
                 btr = max(btr, abs(b[o + 3 + r]))
-                xmax = max(xmax, abs(q_start[y_off[i] + 9 + r]))
-        noise_f = _NOISE
-        noise_x = _NOISE * (length + xmax)
-        prev = 0.0
+        prev = np.inf
+        code = kernels.CONTINUE
         restarted = False
         it = 0
         while it < max_iter:
@@ -636,18 +628,20 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                             z[o + 3 + r] += kr[o + 3 + r]
                             dx = max(dx, abs(kr[o + 3 + r]))
                             sx = max(sx, abs(z[o + 3 + r]))
+            dn = 0.0
+            sn = 0.0
             for r in range(nm):
                 nu[r] += rhs[r]
-            err = max(df / (tol * sf + noise_f), dx / (tol * sx + noise_x))
+                dn = max(dn, abs(rhs[r]))
+                sn = max(sn, abs(nu[r]))
+            # the common test (kernels.newton_test) on the blocks f/h, dx/h (velocity-like, as the other methods'
+            # unknowns) and the multipliers
+            err = max(kernels.scaled_update(df / h, sf / h), kernels.scaled_update(dx / h, sx / h),
+                      kernels.scaled_update(dn, sn))
             if not np.isfinite(err):
                 break
-            # converged: the update is below the tolerance, or (quadratic convergence, Hairer & Wanner IV.8)
-            # the error left after it, estimated as theta/(1 - theta) |update| (theta the contraction), is
-            converged = err <= 1.0
-            if not converged and it >= 2 and err < prev:
-                theta = err / prev
-                converged = theta / (1.0 - theta) * err <= 1.0
-            if converged:
+            code = kernels.newton_test(err, prev, it, tol)
+            if code != kernels.CONTINUE:
                 # Lee's map f -> g folds where dg/df turns singular (|f| = pi/2 for J = I): a root past the fold
                 # is not the step's rotation. Restart once from f = 0 (whose Newton step is J^-1 (h Pi + ...));
                 # a second such root, or none, means the step is too large (docs/methods.md)
@@ -662,14 +656,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 for i in range(nb):
                     for r in range(3):
                         z[v_off[i] + r] = 0.0
-                prev = 0.0
+                prev = np.inf
                 continue
             prev = err
-        maxima[7] += it
+        kernels.newton_done(code if status == kernels.OK else kernels.CONTINUE, it, maxima)
         if status != kernels.OK:
-            info[0] = t
-            info[1] = res[0]
-            info[3] = it
+            kernels.fail(info, t, res[0], it)
             return max(s, 0), status, n_saved
         _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
         _finish(rd, q_start, z, h, q1, pm)

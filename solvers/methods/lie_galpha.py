@@ -93,8 +93,8 @@ Linear algebra: the first block of the iteration matrix is block diagonal (3x3 r
 translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
 multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when an inertia about a
 centre of mass is singular or indefinite; only the saddle system is then regular) the full system is solved by LU
-with partial pivoting instead. Newton stops when every block of the update is below
-newton_tol (1 + |block|) (max norms; blocks Dq, mu, nu); it fails after newton_max_iter iterations.
+with partial pivoting instead. Newton stops on the common kernels.newton_test over the blocks Dq, mu, nu (each
+block's update below newton_tol (1 + |block|), max norms; docs/methods.md); it fails after newton_max_iter iterations.
 
 Newton starts from vdot_{n+1} and lambda_{n+1} extrapolated linearly from the two previous steps (O(h^2) accurate),
 so two iterations usually reach the default tolerance.
@@ -440,7 +440,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             rigid.constraint_jacobian(rd, y, Bn)
             for p in range(nv):
                 bnt[p] = 0.0
-        converged = False
+        code = kernels.CONTINUE
+        prev_upd = np.inf
         it = 0
         res = 0.0
         while it < max_iter:
@@ -543,30 +544,27 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             if not _solve(Arot, atr, Cm, Dm, Em, r, dx, m, Ainv, X, xr, S, full, pinned, v_off):
                 info[0] = t
                 return s, kernels.SINGULAR, n_saved
-            ok_q = _max_abs(dx, 0, nv) <= tol * (1.0 + _max_abs(dq, 0, nv))
-            ok_l = _max_abs(dx, nv, nv + nm) <= tol * (1.0 + _max_abs(mu, 0, nm))
             for p in range(nv):
                 dq[p] += dx[p]
             for p in range(nm):
                 mu[p] += dx[nv + p]
-            ok_n = True
+            # the common test (kernels.newton_test) on the blocks Dq, mu (and nu)
+            upd = max(kernels.scaled_update(_max_abs(dx, 0, nv), _max_abs(dq, 0, nv)),
+                      kernels.scaled_update(_max_abs(dx, nv, nv + nm), _max_abs(mu, 0, nm)))
             if stab2:
-                ok_n = _max_abs(dx, nv + nm, n) <= tol * (1.0 + _max_abs(nu, 0, nm))
                 for p in range(nm):
                     nu[p] += dx[nv + nm + p]
+                upd = max(upd, kernels.scaled_update(_max_abs(dx, nv + nm, n), _max_abs(nu, 0, nm)))
                 for c in range(nv):
                     sacc = 0.0
                     for p in range(nm):
                         sacc += Bn[p, c] * nu[p]
                     bnt[c] = sacc
-            if ok_q and ok_l and ok_n:
-                converged = True
+            code = kernels.newton_test(upd, prev_upd, it, tol)
+            if code != kernels.CONTINUE:
                 break
-        maxima[7] += it
-        if not converged:
-            info[0] = t
-            info[1] = res
-            info[3] = it
+            prev_upd = upd
+        if kernels.newton_failed(code, it, maxima, info, t, res):
             return s, kernels.NEWTON, n_saved
         # final kinematics at the accepted iterate
         _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)

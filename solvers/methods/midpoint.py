@@ -163,7 +163,7 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
                   gimbal_tol: float, Jp: np.ndarray, top: tuple, z: np.ndarray, z0: np.ndarray, F: np.ndarray,
                   A: np.ndarray, aux: np.ndarray, dG: np.ndarray, E: np.ndarray, dEy: np.ndarray,
                   dEz: np.ndarray, out: np.ndarray) -> tuple:
-    """One 3D midpoint step of y in place. Returns (status, iterations, last update norm)."""
+    """One 3D midpoint step of y in place. Returns (status, iterations, last update norm, kernels.newton_test code)."""
     r0, r1, r2, mg = top
     ncol = 3 if variant == ROTATION else 1
     n = 6 if variant == CARDAN else 3 + 3 * ncol
@@ -195,7 +195,7 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
         for c in range(3):
             A[r, c] = Jp[r, c]
     if not lu_solve_inplace(A, F, 3):
-        return kernels.SINGULAR, 0, 0.0
+        return kernels.SINGULAR, 0, 0.0, kernels.CONTINUE
     for i in range(3):
         z[i] = z0[i] + h * F[i]
     if variant == CARDAN:
@@ -214,6 +214,8 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             z[o + 2] = G2 + h * (G0 * W1 - G1 * W0)
     it = 0
     upd = np.inf
+    prev = np.inf
+    code = kernels.CONTINUE
     hh = 0.5 * h
     while it < max_iter:
         it += 1
@@ -286,7 +288,7 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
         for i in range(n):
             F[i] = -F[i]
         if not lu_solve_inplace(A, F, n):
-            return kernels.SINGULAR, it, upd
+            return kernels.SINGULAR, it, upd, code
         upd = 0.0
         zmax = 0.0
         for i in range(n):
@@ -295,19 +297,22 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             zmax = max(zmax, abs(z[i]))
         if not upd < 1e300:
             break
-        if upd <= tol * (1.0 + zmax):
+        scaled = kernels.scaled_update(upd, zmax)  # the common test (kernels.newton_test), one block
+        code = kernels.newton_test(scaled, prev, it, tol)
+        if code != kernels.CONTINUE:
             break
-    converged = upd <= tol * (1.0 + zmax)
+        prev = scaled
+    converged = code != kernels.CONTINUE
     if variant == CARDAN:
         lock = min(abs(math.cos(z[4])), abs(math.cos(0.5 * (z0[4] + z[4]))))
         if not converged:
             if min(lock, abs(math.cos(th[1]))) < _NEAR_LOCK * gimbal_tol or not lock < 2.0:
-                return kernels.DOMAIN, it, upd
-            return kernels.NEWTON, it, upd
+                return kernels.DOMAIN, it, upd, code
+            return kernels.NEWTON, it, upd, code
         if lock < gimbal_tol:
-            return kernels.DOMAIN, it, upd
+            return kernels.DOMAIN, it, upd, code
     elif not converged:
-        return kernels.NEWTON, it, upd
+        return kernels.NEWTON, it, upd, code
     for i in range(3):
         y[9 + i] = z[i]
     if variant == CARDAN:
@@ -343,13 +348,15 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             out[2] = y[3 * r + 2]
             for c in range(3):
                 y[3 * r + c] = out[0] * E[0, c] + out[1] * E[1, c] + out[2] * E[2, c]
-    return kernels.OK, it, upd
+    return kernels.OK, it, upd, code
 
 
 @njit(cache=True)
 def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: int, Jm: float, amp: float,
                  phi: float, z: np.ndarray, F: np.ndarray, A: np.ndarray) -> tuple:
-    """One planar midpoint step of y = [theta, omega] for J theta'' = amp sin(theta + phi). (status, its, update)."""
+    """One planar midpoint step of y = [theta, omega] for J theta'' = amp sin(theta + phi).
+
+    Returns (status, iterations, last update norm, kernels.newton_test code)."""
     th0 = y[0]
     w0 = y[1]
     hh = 0.5 * h
@@ -365,6 +372,8 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
     n = 2 if variant == ANGLE else 3
     it = 0
     upd = np.inf
+    prev = np.inf
+    code = kernels.CONTINUE
     zmax = 0.0
     while it < max_iter:
         it += 1
@@ -378,7 +387,7 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
             a10, a11 = -hh, 1.0
             det = a00 * a11 - a01 * a10
             if not abs(det) > 0.0:
-                return kernels.SINGULAR, it, upd
+                return kernels.SINGULAR, it, upd, code
             F[0] = -(a11 * r0 - a01 * r1) / det
             F[1] = -(a00 * r1 - a10 * r0) / det
         else:
@@ -398,7 +407,7 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
             A[2, 1] = hh * wm
             A[2, 2] = 1.0
             if not lu_solve_inplace(A, F, 3):
-                return kernels.SINGULAR, it, upd
+                return kernels.SINGULAR, it, upd, code
         upd = 0.0
         zmax = 0.0
         for i in range(n):
@@ -407,17 +416,20 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
             zmax = max(zmax, abs(z[i]))
         if not upd < 1e300:
             break
-        if upd <= tol * (1.0 + zmax):
+        scaled = kernels.scaled_update(upd, zmax)  # the common test (kernels.newton_test), one block
+        code = kernels.newton_test(scaled, prev, it, tol)
+        if code != kernels.CONTINUE:
             break
-    if not upd <= tol * (1.0 + zmax):
-        return kernels.NEWTON, it, upd
+        prev = scaled
+    if code == kernels.CONTINUE:
+        return kernels.NEWTON, it, upd, code
     if variant == ANGLE:
         y[0] = z[1]
     else:
         # Gamma_{k+1} = cay(h w_m P) Gamma_k: a rotation by 2 atan(h w_m / 2)
         y[0] = th0 + 2.0 * math.atan(0.25 * h * (w0 + z[0]))
     y[1] = z[0]
-    return kernels.OK, it, upd
+    return kernels.OK, it, upd, code
 
 
 @njit(cache=True)
@@ -477,15 +489,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         if kind == dispatch.RIGID:
-            status, it, upd = _step_spatial(variant, y, th, h, tol, max_iter, gimbal_tol, Jp, top, z, z0, F, A,
+            status, it, upd, code = _step_spatial(variant, y, th, h, tol, max_iter, gimbal_tol, Jp, top, z, z0, F, A,
                                             aux, dG, E, dEy, dEz, out)
         else:
-            status, it, upd = _step_planar(variant, y, h, tol, max_iter, Jm, amp, phi, z, F, A)
-        maxima[7] += it
+            status, it, upd, code = _step_planar(variant, y, h, tol, max_iter, Jm, amp, phi, z, F, A)
+        kernels.newton_done(code, it, maxima)
         if status != kernels.OK:
-            info[0] = t
-            info[1] = upd
-            info[3] = it
+            kernels.fail(info, t, upd, it)
             return s, status, n_saved
         if not kernels.state_ok(y):
             info[0] = t + h

@@ -39,9 +39,6 @@ from ..linalg import inv3_into, inv3_into_inline, lu_factor_inplace, lu_solve_fa
 from ..models import rigid
 from .base import NEWTON_OPTIONS, Method
 
-# an update that no longer decreases but is below this is taken as converged to round-off
-STAGNATION = 1e-7
-
 # the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
 # costs atomic reference counting every step)
 _record = njit(inline="always")(kernels.record.py_func)
@@ -181,7 +178,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             if k > 1:
                 mu[r] = 2.0 * last - mu_prev[r]
             mu_prev[r] = last
-        converged = False
+        code = kernels.CONTINUE
         res = 0.0
         prev_upd = np.inf
         it = 0
@@ -301,21 +298,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 mu[r] += rhs[r]
                 big_m = max(big_m, abs(rhs[r]))
                 big_mu = max(big_mu, abs(mu[r]))
-            upd = max(big_d / (1.0 + big_x), big_m / (1.0 + big_mu))
-            if upd <= tol:
-                converged = True
+            # the common test (kernels.newton_test; a stall at the round-off floor of Phi/h is accepted and counted)
+            upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
+            code, prev_upd, _ = kernels.newton_next(upd, prev_upd, it, tol, False)  # exact Jacobian: no refresh
+            if code != kernels.CONTINUE:
                 break
-            # stagnation at the round-off floor (the residual Phi/h carries round-off / h, so at small h the
-            # update cannot shrink below ~1e-16/h): accept once the update stops decreasing at a tiny level
-            if it > 2 and upd >= 0.5 * prev_upd and upd <= STAGNATION:
-                converged = True
-                break
-            prev_upd = upd
-        maxima[7] += it
-        if not converged:
-            info[0] = t
-            info[1] = res
-            info[3] = it
+        if kernels.newton_failed(code, it, maxima, info, t, res):
             return s, kernels.NEWTON, n_saved
         for r in range(nv):
             hd[r] = h * delta[r]
