@@ -75,7 +75,7 @@ from numba import njit
 
 from .. import kernels
 from ..linalg import inv3_into, lu_solve_inplace
-from ..models import rigid
+from ..models import joints, rigid
 from .base import NEWTON_OPTIONS, Method
 
 BODY = rigid.BODY
@@ -142,127 +142,6 @@ def _det3(A: np.ndarray) -> float:
     """Determinant of a 3x3 matrix."""
     return (A[0, 0] * (A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]) - A[0, 1] * (A[1, 0] * A[2, 2] - A[1, 2] * A[2, 0])
             + A[0, 2] * (A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]))
-
-
-@njit(cache=True)
-def _topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: np.ndarray) -> None:
-    """Per body, the joint sides (joint k, side s) that touch it."""
-    for i in range(nb):
-        ninc[i] = 0
-    for k in range(jb.shape[0]):
-        for s in range(2):
-            body = jb[k, s]
-            if body >= 0:
-                incj[body, ninc[body]] = k
-                incs[body, ninc[body]] = s
-                ninc[body] += 1
-
-
-@njit(cache=True)
-def _blocks(jb: np.ndarray, jp: np.ndarray, y_off: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
-    """Rotational blocks of B(q) (seed 000 Table 1): G[k, s] = sign_s R hat(point), sign_0 = -1, sign_1 = +1.
-
-    The translational blocks are -sign_s I. (rigid.constraint_jacobian builds the same matrix densely.)
-    """
-    for k in range(jb.shape[0]):
-        for s in range(2):
-            body = jb[k, s]
-            if body < 0:
-                continue
-            sign = -1.0 if s == 0 else 1.0
-            for r in range(3):
-                g0, g1, g2 = rigid.rot_hat_row(q, y_off[body], r, jp[k, s, 0], jp[k, s, 1], jp[k, s, 2])
-                G[k, s, r, 0] = sign * g0
-                G[k, s, r, 1] = sign * g1
-                G[k, s, r, 2] = sign * g2
-
-
-@njit(cache=True, inline="always")
-def _bt_rot(G, ninc, incj, incs, i, nu, scale, c0, c1, c2) -> tuple:
-    """c + (B^T (scale nu))_rot,i: the rotational part of B^T nu at body i from the blocks G (see _blocks)."""
-    for m in range(ninc[i]):
-        k = incj[i, m]
-        sd = incs[i, m]
-        n0 = nu[3 * k] * scale
-        n1 = nu[3 * k + 1] * scale
-        n2 = nu[3 * k + 2] * scale
-        c0 += G[k, sd, 0, 0] * n0 + G[k, sd, 1, 0] * n1 + G[k, sd, 2, 0] * n2
-        c1 += G[k, sd, 0, 1] * n0 + G[k, sd, 1, 1] * n1 + G[k, sd, 2, 1] * n2
-        c2 += G[k, sd, 0, 2] * n0 + G[k, sd, 1, 2] * n1 + G[k, sd, 2, 2] * n2
-    return c0, c1, c2
-
-
-@njit(cache=True, inline="always")
-def _bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
-    """out[o + 3 : o + 6] += (B^T (scale nu))_tr,i, o body i's velocity offset (the translational blocks of B are
-    -sign_s I, see _blocks)."""
-    for m in range(ninc[i]):
-        k = incj[i, m]
-        sign = -1.0 if incs[i, m] == 0 else 1.0
-        for r in range(3):
-            out[o + 3 + r] -= sign * nu[3 * k + r] * scale
-
-
-@njit(cache=True, inline="always")
-def _schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
-    """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
-
-    Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see _blocks), translational -sign I); H_i^-1 =
-    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
-    (o: body i's velocity offset).
-    """
-    for mi in range(ninc[i]):
-        kj = incj[i, mi]
-        sd = incs[i, mi]
-        sign = -1.0 if sd == 0 else 1.0
-        for r in range(3):
-            rhs[3 * kj + r] += coef * (Gl[kj, sd, r, 0] * t0 + Gl[kj, sd, r, 1] * t1 + Gl[kj, sd, r, 2] * t2
-                                       - sign * (u[o + 3 + r] * uscale))
-    for m2 in range(ninc[i]):
-        ll = incj[i, m2]
-        tt = incs[i, m2]
-        sign_t = -1.0 if tt == 0 else 1.0
-        # V = X Gr[l, tt]^T
-        for r in range(3):
-            for c in range(3):
-                V[r, c] = X[r, 0] * Gr[ll, tt, c, 0] + X[r, 1] * Gr[ll, tt, c, 1] + X[r, 2] * Gr[ll, tt, c, 2]
-        for mi in range(ninc[i]):
-            kj = incj[i, mi]
-            sd = incs[i, mi]
-            sign = -1.0 if sd == 0 else 1.0
-            for r in range(3):
-                for c in range(3):
-                    S[3 * kj + r, 3 * ll + c] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
-                        + Gl[kj, sd, r, 2] * V[2, c]
-                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
-
-
-@njit(cache=True)
-def _full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
-                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
-                v_off: np.ndarray) -> bool:
-    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
-    pinned body); sol in kr."""
-    n = nv + nm
-    for r in range(n):
-        for c in range(n):
-            K[r, c] = 0.0
-    for i in range(mass.shape[0]):
-        o = v_off[i]
-        for r in range(3):
-            for c in range(3):
-                K[o + r, o + c] = Hrot[i, r, c]
-            if not pinned[i]:
-                K[o + 3 + r, o + 3 + r] = mass[i]
-    for r in range(nm):
-        for c in range(nv):
-            K[c, nv + r] = Bl[r, c]
-            K[nv + r, c] = Br[r, c]
-    for r in range(nv):
-        kr[r] = rhs1[r]
-    for r in range(nm):
-        kr[nv + r] = rhs2[r]
-    return lu_solve_inplace(K, kr, n)
 
 
 @njit(cache=True, inline="always")
@@ -370,7 +249,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     ninc = np.zeros(nb, dtype=np.int64)
     incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
     incs = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
-    _topology(jb, nb, ninc, incj, incs)
+    joints.topology(jb, nb, ninc, incj, incs)
     length = 0.0
     for k in range(nj):
         for s_ in range(2):
@@ -456,7 +335,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
         # ---- position stage: Newton on seed eqs. 11, 13 and Phi(q_{n+1}) = 0 (module docstring) ----
         status = kernels.NEWTON
-        _blocks(jb, jp, y_off, q_start, G0)
+        joints.joint_blocks(jb, jp, y_off, q_start, G0)
         brot = 0.0
         btr = 0.0
         for i in range(nb):
@@ -486,12 +365,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             ctr = 0.0
             for i in range(nb):
                 o = v_off[i]
-                cnu[o], cnu[o + 1], cnu[o + 2] = _bt_rot(G0, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+                cnu[o], cnu[o + 1], cnu[o + 2] = joints.bt_rot(G0, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
                 if pinned[i]:
                     continue
                 for r in range(3):
                     cnu[o + 3 + r] = 0.0
-                _bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, cnu)
+                joints.bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, cnu)
             # q_{n+1}, residuals r1 (eqs. 11, 13), blocks A_i = dg/df, T_i = T(f_i)
             e_rot = 0.0
             e_tr = 0.0
@@ -554,7 +433,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             res[0] = resid
             if not np.isfinite(resid):
                 break
-            _blocks(jb, jp, y_off, q1, G1)
+            joints.joint_blocks(jb, jp, y_off, q1, G1)
             blocks = schur
             for i in range(nb):
                 if blocks and not inv3_into(Hrot[i], Ainv[i], 1e-10):
@@ -576,7 +455,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
                     t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
                     im = 1.0 / mass[i]
-                    _schur_add(S, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
+                    joints.schur_add(S, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
                 if nm > 0 and not lu_solve_inplace(S, rhs, nm):
                     status = kernels.SINGULAR
                     break
@@ -589,7 +468,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     cnu[r] = -r1[r]
                 for r in range(nm):
                     r2[r] = -r2[r]
-                if not _full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr, pinned, v_off):
+                if not joints.full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr, pinned, v_off):
                     status = kernels.DOMAIN if schur else kernels.SINGULAR  # every J_i regular: at the fold
                     break
                 for r in range(nm):
@@ -604,11 +483,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                 free = not pinned[i]
                 if blocks:
                     im = 1.0 / mass[i]
-                    c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, rhs, 1.0, r1[o], r1[o + 1], r1[o + 2])
+                    c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, rhs, 1.0, r1[o], r1[o + 1], r1[o + 2])
                     if free:
                         for r in range(3):
                             cnu[o + 3 + r] = r1[o + 3 + r]
-                        _bt_tr_add(ninc, incj, incs, i, o, rhs, 1.0, cnu)
+                        joints.bt_tr_add(ninc, incj, incs, i, o, rhs, 1.0, cnu)
                     for r in range(3):
                         dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
                         z[o + r] += dd
@@ -675,7 +554,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             # velocity stage at k + 1
             # M w + B(q_{n+1})^T nu' = p^-_{n+1}, B(q_{n+1}) w = 0: Schur complement B M^-1 B^T on the multipliers,
             # or the full saddle-point matrix if some J_i is singular
-            _blocks(jb, jp, y_off, q1, G1)
+            joints.joint_blocks(jb, jp, y_off, q1, G1)
             ok = True
             if schur:
                 for r in range(nm):
@@ -689,7 +568,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
                         if not pinned[i]:
                             w[o + 3 + r] = pm[o + 3 + r] * im
-                    _schur_add(S, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc,
+                    joints.schur_add(S, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc,
                                incj, incs, V)
                 if nm > 0:
                     ok = lu_solve_inplace(S, rhs, nm)
@@ -697,15 +576,15 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     # w -= M^-1 B^T nu'
                     for i in range(nb):
                         o = v_off[i]
-                        c0, c1, c2 = _bt_rot(G1, ninc, incj, incs, i, rhs, 1.0, 0.0, 0.0, 0.0)
-                        _bt_tr_add(ninc, incj, incs, i, o, rhs, -1.0 / mass[i], w)
+                        c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, rhs, 1.0, 0.0, 0.0, 0.0)
+                        joints.bt_tr_add(ninc, incj, incs, i, o, rhs, -1.0 / mass[i], w)
                         for r in range(3):
                             w[o + r] -= Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
             else:
                 rigid.constraint_jacobian(rd, q1, Bd1)
                 for r in range(nm):
                     rhs[r] = 0.0
-                ok = _full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr, pinned, v_off)
+                ok = joints.full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr, pinned, v_off)
                 for r in range(nv):
                     w[r] = kr[r]
             if not ok:
@@ -721,11 +600,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             for i in range(nb):
                 o = v_off[i]
                 im = 1.0 / mass[i]
-                c0, c1, c2 = _bt_rot(G0, ninc, incj, incs, i, nu, -sc, P[o], P[o + 1], P[o + 2])
+                c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, nu, -sc, P[o], P[o + 1], P[o + 2])
                 if not pinned[i]:
                     for r in range(3):
                         P[o + 3 + r] *= im
-                    _bt_tr_add(ninc, incj, incs, i, o, nu, -sc * im, P)
+                    joints.bt_tr_add(ninc, incj, incs, i, o, nu, -sc * im, P)
                 for r in range(3):
                     w[o + r] = Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
                     if not pinned[i]:

@@ -32,6 +32,15 @@ from numba import njit
 
 from .. import lie
 from ..linalg import cross_into, lu_solve_inplace
+from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid.*)
+    constraint_force_derivative,
+    constraint_jacobian,
+    constraint_residual,
+    rot_hat_row,
+    times_tangent,
+    transpose_times,
+    velocity_constraint_jacobian,
+)
 
 BODY = 18  # state entries per free body
 PINNED_BODY = 12  # state entries per pinned body
@@ -541,139 +550,6 @@ def potential_stiffness(data: tuple, y: np.ndarray, scale: float, K: np.ndarray)
                 K[c + r, c + cc] += scale * mass[i] * ((ru if r == cc else 0.0) - u[r] * rho[cc])
 
 
-@njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
-def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
-    """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
-    jb, jp, y_off = data[3], data[4], data[9]
-    for k in range(jb.shape[0]):
-        i = jb[k, 0]
-        j = jb[k, 1]
-        a = jp[k, 0]
-        b = jp[k, 1]
-        oi = y_off[i]
-        for r in range(3):
-            s = y[oi + 9 + r]
-            for c in range(3):
-                s += y[oi + 3 * r + c] * a[c]
-            if j >= 0:
-                oj = y_off[j]
-                s -= y[oj + 9 + r]
-                for c in range(3):
-                    s -= y[oj + 3 * r + c] * b[c]
-            else:
-                s -= b[r]
-            phi[3 * k + r] = s
-
-
-@njit(cache=True, inline="always")
-def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) -> tuple:
-    """Row r of R hat(p) for the body whose state starts at o (R row-major at y[o : o + 9])."""
-    R0 = y[o + 3 * r]
-    R1 = y[o + 3 * r + 1]
-    R2 = y[o + 3 * r + 2]
-    return R1 * p2 - R2 * p1, R2 * p0 - R0 * p2, R0 * p1 - R1 * p0
-
-
-@njit(cache=True, inline="always")
-def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
-    """M (3K x nv) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
-    for side i, +1 for side j): B: sign_s R hat(a) | -sign_s I; Z: sign_s R hat(Omega x a) | 0."""
-    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
-    nv = v_off[data[0].shape[0]]
-    for k in range(jb.shape[0]):
-        for r in range(3):
-            for c in range(nv):
-                M[3 * k + r, c] = 0.0
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = -1.0 if side == 0 else 1.0
-            a = jp[k, side]
-            vb = v_off[body]
-            p0 = a[0]
-            p1 = a[1]
-            p2 = a[2]
-            if v is not None:  # p = Omega x a
-                W0 = v[vb]
-                W1 = v[vb + 1]
-                W2 = v[vb + 2]
-                p0 = W1 * a[2] - W2 * a[1]
-                p1 = W2 * a[0] - W0 * a[2]
-                p2 = W0 * a[1] - W1 * a[0]
-            for r in range(3):
-                g0, g1, g2 = rot_hat_row(y, y_off[body], r, p0, p1, p2)
-                M[3 * k + r, vb] = sign * g0
-                M[3 * k + r, vb + 1] = sign * g1
-                M[3 * k + r, vb + 2] = sign * g2
-                if v is None:
-                    M[3 * k + r, vb + 3 + r] = -sign
-
-
-@njit(cache=True)
-def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
-    """B (3K x nv), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
-
-    (seed 000 Table 1; docs/algorithms.md section 0). Overwrites the first 3K rows and nv columns.
-    """
-    _joint_columns(data, y, None, B)
-
-
-@njit(cache=True)
-def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
-    """Z (3K x nv) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
-    (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (docs/algorithms.md
-    section 2). Overwrites the first 3K rows and nv columns.
-    """
-    _joint_columns(data, y, v, Z)
-
-
-@njit(cache=True)
-def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
-    """K (nv x nv) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
-
-    B_Omega_i^T lam = a x (R_i^T lam) changes as hat(a) hat(R_i^T lam) dq_Omega_i, and the R_j term with the
-    opposite sign; translational blocks are constant. Overwrites the first nv x nv block.
-    """
-    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
-    nv = v_off[data[0].shape[0]]
-    for r in range(nv):
-        for c in range(nv):
-            K[r, c] = 0.0
-    for k in range(jb.shape[0]):
-        m0 = lam[3 * k]
-        m1 = lam[3 * k + 1]
-        m2 = lam[3 * k + 2]
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = 1.0 if side == 0 else -1.0
-            o = y_off[body]
-            vb = v_off[body]
-            a = jp[k, side]
-            u = (  # u = R^T lam
-                y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2,
-                y[o + 1] * m0 + y[o + 4] * m1 + y[o + 7] * m2,
-                y[o + 2] * m0 + y[o + 5] * m1 + y[o + 8] * m2,
-            )
-            # hat(a) hat(u) = u a^T - (a . u) I
-            au = a[0] * u[0] + a[1] * u[1] + a[2] * u[2]
-            for r in range(3):
-                for c in range(3):
-                    K[vb + r, vb + c] += sign * (u[r] * a[c] - (au if r == c else 0.0))
-
-
-@njit(cache=True)
-def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndarray) -> None:
-    """out[:n] = B[:m, :n]^T lam[:m]."""
-    for c in range(n):
-        s = 0.0
-        for r in range(m):
-            s += B[r, c] * lam[r]
-        out[c] = s
-
-
 @njit(cache=True, inline="always")
 def advance_body(y: np.ndarray, dq: np.ndarray, o: int, c: int, free: bool, a: float, b: float,
                  out: np.ndarray) -> None:
@@ -726,28 +602,6 @@ def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.nd
         else:
             for r in range(6):
                 out[o + 12 + r] = y[o + 12 + r]
-
-
-@njit(cache=True, inline="always")
-def times_tangent(data: tuple, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
-    """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x nv) times T_i on the right.
-
-    B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (docs/algorithms.md sections 0, 2, 3); Ts is (N, 3, 3).
-    """
-    pinned, v_off = data[6], data[10]
-    nb = Ts.shape[0]
-    for r in range(B.shape[0]):
-        for i in range(nb):
-            c0 = v_off[i]
-            b0 = B[r, c0]
-            b1 = B[r, c0 + 1]
-            b2 = B[r, c0 + 2]
-            T = Ts[i]
-            for c in range(3):
-                out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
-            if not pinned[i]:
-                for c in range(3, 6):
-                    out[r, c0 + c] = B[r, c0 + c]
 
 
 @njit(cache=True)

@@ -1,0 +1,291 @@
+"""Spherical joints of the rigid machinery: their residual and Jacobians in the Lie-algebra sense (seed 000
+Table 1, docs/algorithms.md section 0), the Jacobians' derivatives, and the sparse joint-block algebra of lgvi's
+Newton iteration (each joint couples at most two bodies).
+
+A joint k couples the point ``a`` of body ``i`` (body frame) with the point ``b`` of body ``j`` (or the fixed world
+point ``b`` when ``j = -1``): Phi_k = x_i + R_i a - x_j - R_j b (seed 000 eq. 24). The data tuple and state layout
+are solvers.models.rigid's; solvers.models.rigid re-exports the functions its users call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..linalg import lu_solve_inplace
+
+
+@njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
+def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
+    """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
+    jb, jp, y_off = data[3], data[4], data[9]
+    for k in range(jb.shape[0]):
+        i = jb[k, 0]
+        j = jb[k, 1]
+        a = jp[k, 0]
+        b = jp[k, 1]
+        oi = y_off[i]
+        for r in range(3):
+            s = y[oi + 9 + r]
+            for c in range(3):
+                s += y[oi + 3 * r + c] * a[c]
+            if j >= 0:
+                oj = y_off[j]
+                s -= y[oj + 9 + r]
+                for c in range(3):
+                    s -= y[oj + 3 * r + c] * b[c]
+            else:
+                s -= b[r]
+            phi[3 * k + r] = s
+
+
+@njit(cache=True, inline="always")
+def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) -> tuple:
+    """Row r of R hat(p) for the body whose state starts at o (R row-major at y[o : o + 9])."""
+    R0 = y[o + 3 * r]
+    R1 = y[o + 3 * r + 1]
+    R2 = y[o + 3 * r + 2]
+    return R1 * p2 - R2 * p1, R2 * p0 - R0 * p2, R0 * p1 - R1 * p0
+
+
+@njit(cache=True, inline="always")
+def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
+    """M (3K x nv) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
+    for side i, +1 for side j): B: sign_s R hat(a) | -sign_s I; Z: sign_s R hat(Omega x a) | 0."""
+    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
+    nv = v_off[data[0].shape[0]]
+    for k in range(jb.shape[0]):
+        for r in range(3):
+            for c in range(nv):
+                M[3 * k + r, c] = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = -1.0 if side == 0 else 1.0
+            a = jp[k, side]
+            vb = v_off[body]
+            p0 = a[0]
+            p1 = a[1]
+            p2 = a[2]
+            if v is not None:  # p = Omega x a
+                W0 = v[vb]
+                W1 = v[vb + 1]
+                W2 = v[vb + 2]
+                p0 = W1 * a[2] - W2 * a[1]
+                p1 = W2 * a[0] - W0 * a[2]
+                p2 = W0 * a[1] - W1 * a[0]
+            for r in range(3):
+                g0, g1, g2 = rot_hat_row(y, y_off[body], r, p0, p1, p2)
+                M[3 * k + r, vb] = sign * g0
+                M[3 * k + r, vb + 1] = sign * g1
+                M[3 * k + r, vb + 2] = sign * g2
+                if v is None:
+                    M[3 * k + r, vb + 3 + r] = -sign
+
+
+@njit(cache=True)
+def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
+    """B (3K x nv), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
+
+    (seed 000 Table 1; docs/algorithms.md section 0). Overwrites the first 3K rows and nv columns.
+    """
+    _joint_columns(data, y, None, B)
+
+
+@njit(cache=True)
+def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
+    """Z (3K x nv) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
+    (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (docs/algorithms.md
+    section 2). Overwrites the first 3K rows and nv columns.
+    """
+    _joint_columns(data, y, v, Z)
+
+
+@njit(cache=True)
+def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
+    """K (nv x nv) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
+
+    B_Omega_i^T lam = a x (R_i^T lam) changes as hat(a) hat(R_i^T lam) dq_Omega_i, and the R_j term with the
+    opposite sign; translational blocks are constant. Overwrites the first nv x nv block.
+    """
+    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
+    nv = v_off[data[0].shape[0]]
+    for r in range(nv):
+        for c in range(nv):
+            K[r, c] = 0.0
+    for k in range(jb.shape[0]):
+        m0 = lam[3 * k]
+        m1 = lam[3 * k + 1]
+        m2 = lam[3 * k + 2]
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            o = y_off[body]
+            vb = v_off[body]
+            a = jp[k, side]
+            u = (  # u = R^T lam
+                y[o] * m0 + y[o + 3] * m1 + y[o + 6] * m2,
+                y[o + 1] * m0 + y[o + 4] * m1 + y[o + 7] * m2,
+                y[o + 2] * m0 + y[o + 5] * m1 + y[o + 8] * m2,
+            )
+            # hat(a) hat(u) = u a^T - (a . u) I
+            au = a[0] * u[0] + a[1] * u[1] + a[2] * u[2]
+            for r in range(3):
+                for c in range(3):
+                    K[vb + r, vb + c] += sign * (u[r] * a[c] - (au if r == c else 0.0))
+
+
+@njit(cache=True)
+def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndarray) -> None:
+    """out[:n] = B[:m, :n]^T lam[:m]."""
+    for c in range(n):
+        s = 0.0
+        for r in range(m):
+            s += B[r, c] * lam[r]
+        out[c] = s
+
+
+@njit(cache=True, inline="always")
+def times_tangent(data: tuple, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
+    """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x nv) times T_i on the right.
+
+    B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (docs/algorithms.md sections 0, 2, 3); Ts is (N, 3, 3).
+    """
+    pinned, v_off = data[6], data[10]
+    nb = Ts.shape[0]
+    for r in range(B.shape[0]):
+        for i in range(nb):
+            c0 = v_off[i]
+            b0 = B[r, c0]
+            b1 = B[r, c0 + 1]
+            b2 = B[r, c0 + 2]
+            T = Ts[i]
+            for c in range(3):
+                out[r, c0 + c] = b0 * T[0, c] + b1 * T[1, c] + b2 * T[2, c]
+            if not pinned[i]:
+                for c in range(3, 6):
+                    out[r, c0 + c] = B[r, c0 + c]
+
+
+@njit(cache=True)
+def topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: np.ndarray) -> None:
+    """Per body, the joint sides (joint k, side s) that touch it."""
+    for i in range(nb):
+        ninc[i] = 0
+    for k in range(jb.shape[0]):
+        for s in range(2):
+            body = jb[k, s]
+            if body >= 0:
+                incj[body, ninc[body]] = k
+                incs[body, ninc[body]] = s
+                ninc[body] += 1
+
+
+@njit(cache=True)
+def joint_blocks(jb: np.ndarray, jp: np.ndarray, y_off: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
+    """Rotational blocks of B(q) (seed 000 Table 1): G[k, s] = sign_s R hat(point), sign_0 = -1, sign_1 = +1.
+
+    The translational blocks are -sign_s I. (constraint_jacobian builds the same matrix densely.)
+    """
+    for k in range(jb.shape[0]):
+        for s in range(2):
+            body = jb[k, s]
+            if body < 0:
+                continue
+            sign = -1.0 if s == 0 else 1.0
+            for r in range(3):
+                g0, g1, g2 = rot_hat_row(q, y_off[body], r, jp[k, s, 0], jp[k, s, 1], jp[k, s, 2])
+                G[k, s, r, 0] = sign * g0
+                G[k, s, r, 1] = sign * g1
+                G[k, s, r, 2] = sign * g2
+
+
+@njit(cache=True, inline="always")
+def bt_rot(G, ninc, incj, incs, i, nu, scale, c0, c1, c2) -> tuple:
+    """c + (B^T (scale nu))_rot,i: the rotational part of B^T nu at body i from the blocks G (see joint_blocks)."""
+    for m in range(ninc[i]):
+        k = incj[i, m]
+        sd = incs[i, m]
+        n0 = nu[3 * k] * scale
+        n1 = nu[3 * k + 1] * scale
+        n2 = nu[3 * k + 2] * scale
+        c0 += G[k, sd, 0, 0] * n0 + G[k, sd, 1, 0] * n1 + G[k, sd, 2, 0] * n2
+        c1 += G[k, sd, 0, 1] * n0 + G[k, sd, 1, 1] * n1 + G[k, sd, 2, 1] * n2
+        c2 += G[k, sd, 0, 2] * n0 + G[k, sd, 1, 2] * n1 + G[k, sd, 2, 2] * n2
+    return c0, c1, c2
+
+
+@njit(cache=True, inline="always")
+def bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
+    """out[o + 3 : o + 6] += (B^T (scale nu))_tr,i, o body i's velocity offset (the translational blocks of B are
+    -sign_s I, see joint_blocks)."""
+    for m in range(ninc[i]):
+        k = incj[i, m]
+        sign = -1.0 if incs[i, m] == 0 else 1.0
+        for r in range(3):
+            out[o + 3 + r] -= sign * nu[3 * k + r] * scale
+
+
+@njit(cache=True, inline="always")
+def schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
+    """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
+
+    Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see joint_blocks), translational -sign I); H_i^-1 =
+    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
+    (o: body i's velocity offset).
+    """
+    for mi in range(ninc[i]):
+        kj = incj[i, mi]
+        sd = incs[i, mi]
+        sign = -1.0 if sd == 0 else 1.0
+        for r in range(3):
+            rhs[3 * kj + r] += coef * (Gl[kj, sd, r, 0] * t0 + Gl[kj, sd, r, 1] * t1 + Gl[kj, sd, r, 2] * t2
+                                       - sign * (u[o + 3 + r] * uscale))
+    for m2 in range(ninc[i]):
+        ll = incj[i, m2]
+        tt = incs[i, m2]
+        sign_t = -1.0 if tt == 0 else 1.0
+        # V = X Gr[l, tt]^T
+        for r in range(3):
+            for c in range(3):
+                V[r, c] = X[r, 0] * Gr[ll, tt, c, 0] + X[r, 1] * Gr[ll, tt, c, 1] + X[r, 2] * Gr[ll, tt, c, 2]
+        for mi in range(ninc[i]):
+            kj = incj[i, mi]
+            sd = incs[i, mi]
+            sign = -1.0 if sd == 0 else 1.0
+            for r in range(3):
+                for c in range(3):
+                    S[3 * kj + r, 3 * ll + c] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
+                        + Gl[kj, sd, r, 2] * V[2, c]
+                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+
+
+@njit(cache=True)
+def full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
+                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
+                v_off: np.ndarray) -> bool:
+    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
+    pinned body); sol in kr."""
+    n = nv + nm
+    for r in range(n):
+        for c in range(n):
+            K[r, c] = 0.0
+    for i in range(mass.shape[0]):
+        o = v_off[i]
+        for r in range(3):
+            for c in range(3):
+                K[o + r, o + c] = Hrot[i, r, c]
+            if not pinned[i]:
+                K[o + 3 + r, o + 3 + r] = mass[i]
+    for r in range(nm):
+        for c in range(nv):
+            K[c, nv + r] = Bl[r, c]
+            K[nv + r, c] = Br[r, c]
+    for r in range(nv):
+        kr[r] = rhs1[r]
+    for r in range(nm):
+        kr[nv + r] = rhs2[r]
+    return lu_solve_inplace(K, kr, n)
