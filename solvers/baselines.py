@@ -1,7 +1,7 @@
 """Speed and accuracy baselines for the compiled kernels, on B1 (seed 000's spatial double pendulum).
 
 * :func:`rattlie_numpy` is the SAME RATTLie step as the compiled kernel ``solvers/methods/rattlie.py``
-  (Hante & Arnold; seed 000 eqs. 15-23; ALGORITHMS.md section 1), written step by step in plain NumPy:
+  (Hante & Arnold; seed 000 eqs. 15-23; docs/algorithms.md section 1), written step by step in plain NumPy:
   a per-step Python loop, small numpy arrays, ``np.linalg.solve`` for the Newton systems of stage (a) and the
   linear system of stage (b). It mirrors the kernel's choices one for one (predictor
   Delta_0 = 1.5 v_n - 0.5 v_{n-1}, multipliers carried over from the last step, simplified Newton with the

@@ -89,7 +89,7 @@ def test_diagnostics_match_independent_formulas(benchmark, kind):
 
 
 def test_initial_states_of_the_seeds():
-    """BENCHMARKS.md's initial states: rods horizontal at right angles (E0 = 0); 3D pendulum from Cardan angles."""
+    """docs/benchmarks.md's initial states: rods horizontal at right angles (E0 = 0); 3D pendulum from Cardan angles."""
     res = solvers.simulate("spatial_double_pendulum", "rk4", h=1e-3, t_end=1e-3)
     np.testing.assert_allclose(res.state["x"][0], [[0, 0.5, 0], [-0.5, 1, 0]], atol=1e-15)
     np.testing.assert_allclose(res.points[0], [[0, 0, 0], [0, 1, 0], [-1, 1, 0]], atol=1e-15)

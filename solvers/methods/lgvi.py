@@ -1,6 +1,6 @@
 """Lee's Lie group variational integrator (seed 000 section 2.1, eqs. 6-14), two variants on the rigid machinery.
 
-Notation (seed 000; Lee, Leok & McClamroch 2007; ALGORITHMS.md section 3). Per body i: rotation R, centre of
+Notation (seed 000; Lee, Leok & McClamroch 2007; docs/algorithms.md section 3). Per body i: rotation R, centre of
 mass x, body angular momentum Pi = J Omega (J about the centre of mass), linear momentum gamma = m v. One step
 from node n uses the increments f_i (F_i = exp(hat f_i), R_{n+1} = R_n F_i, seed eq. 6) and x_{n+1}. The
 constraint potential lambda^T Phi is added to U at each node (seed eqs. 9-10), so the moment M^C_n of eq. 11
@@ -20,7 +20,7 @@ x = |f_i|. g is Lee's hat(g) = F J_d - J_d F^T (J_d = tr(J)/2 I - J) written as 
 never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f = 0 is J itself. P is the
 momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]],
 H = blockdiag(A_i, m_i I),
-A_i = dg/df (ALGORITHMS.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
+A_i = dg/df (docs/algorithms.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
 -R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
 3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
 a block A_i is singular (a body with singular inertia about its centre of mass) the full saddle-point matrix
@@ -124,7 +124,7 @@ def _horner(c, x2: float) -> float:
 def _coefs(x2: float) -> tuple:
     """(a1, a2, a3, b1, b2) at x = sqrt(x2): sin x/x, (1 - cos x)/x^2, (x - sin x)/x^3 and a1'/x, a2'/x.
 
-    The same functions as lie.sinc1, cosc2, sinc3, sinc1_d, cosc2_d (b1, b2 of ALGORITHMS.md section 3), from one
+    The same functions as lie.sinc1, cosc2, sinc3, sinc1_d, cosc2_d (b1, b2 of docs/algorithms.md section 3), from one
     Taylor series each below x = 0.5 and one sin/cos pair above.
     """
     if x2 < _SERIES_BELOW2:
@@ -399,7 +399,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                         ctr = max(ctr, abs(cnu[o + 3 + r]))
                     e_rot = max(e_rot, abs(r1[o + r]))
                     crot = max(crot, abs(cnu[o + r]))
-                # A = a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (ALGORITHMS.md sec. 3)
+                # A = a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (docs/algorithms.md sec. 3)
                 for c in range(3):
                     j0 = inertia[i, 0, c]
                     j1 = inertia[i, 1, c]

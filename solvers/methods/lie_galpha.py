@@ -11,7 +11,7 @@ References
         Dynamics, CISM 565, Springer (2016) 91-158 (the stabilised index-2 formulation).
 [CH93]  J. Chung, G. M. Hulbert, J. Appl. Mech. 60 (1993) 371-375 (the coefficients).
 
-The model (ALGORITHMS.md sections 0 and 2): configuration q = (R_i, x_i) in (SO(3) x R^3)^N, Lie-algebra velocity
+The model (docs/algorithms.md sections 0 and 2): configuration q = (R_i, x_i) in (SO(3) x R^3)^N, Lie-algebra velocity
 v = (Omega_i, xdot_i), dq/dt = q hat(v),
 
     M dv/dt + g(q, v) + B(q)^T lambda = 0,    Phi(q) = 0,
@@ -21,7 +21,7 @@ v = (Omega_i, xdot_i), dq/dt = q hat(v),
 grad U = -m rho x R^T g, whose stiffness -m hat(rho) hat(R^T g) (rigid.potential_stiffness) joins K_t), i.e.
 M dv/dt = hat(v)^T M v - grad U - B^T lambda, the sign convention of rigid.initial_acceleration.
 
-One step ([BC10], [ABC15]; ALGORITHMS.md section 2), rho = rho_inf:
+One step ([BC10], [ABC15]; docs/algorithms.md section 2), rho = rho_inf:
     alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1), gamma = 1/2 + alpha_f - alpha_m,
     beta = (gamma + 1/2)^2 / 4                                    ([CH93]; rho = 0.9: 8/19, 9/19, 21/38, 100/361)
     q_{n+1} = q_n exp(h Dq),   Dq = v_n + (1/2 - beta) h a_n + beta h a_{n+1},
@@ -32,7 +32,7 @@ solves the scaled residual
 
     r = [ h (M vdot_{n+1} + g(q_{n+1}, v_{n+1})) + B(q_{n+1})^T mu ;  Phi(q_{n+1}) / h ] = 0
 
-by Newton with the exact iteration matrix ([BC10], [ABC15]; scaled as in ALGORITHMS.md)
+by Newton with the exact iteration matrix ([BC10], [ABC15]; scaled as in docs/algorithms.md)
 
     [[ beta_bar M + (h gamma / beta) C_t + h^2 K_t T(h Dq),  B^T ],
      [ B T(h Dq),                                            0   ]],   beta_bar = (1 - alpha_m)/(beta (1 - alpha_f)),
@@ -52,7 +52,7 @@ velocity constraint at O(h^2), ~1e-4 at h = 1e-3 like seed 000's Fig. 7). Its Ne
 [h^2 K_t T B_n^T; B T B_n^T; h Z T B_n^T] for nu and the row [(gamma/beta) B + h Z T, 0, .] with
 Z = d/dq (B(q) v) at fixed v (-+R hat(Omega x a) per joint side; exact too).
 
-Starting values (option perturbed_start, default True; [ABC15] and ALGORITHMS.md sec. 2 for a_0, our
+Starting values (option perturbed_start, default True; [ABC15] and docs/algorithms.md sec. 2 for a_0, our
 derivation for v_0): vdot_0, lambda_0 from the saddle-point system [[M, B^T], [B, 0]] [vdot_0; lambda_0] =
 [-g; -Z(q_0, v_0)] (rigid.initial_acceleration), and
 

@@ -18,7 +18,7 @@ is the first entry of the option array.
   trajectory equals the reduced one (to the Newton tolerance); on the plane it equals midpoint_reduced exactly
   and is therefore not offered there.
 - ``midpoint_cardan`` (eqs. 62-67, 85-87; 3D only): unknowns (Omega, theta_x, theta_y, theta_z) with
-  R = Rx Ry Rz (BENCHMARKS.md B2) and the body kinematics of eq. 15, h Omega_m = E(theta_m) (theta1 - theta0),
+  R = Rx Ry Rz (docs/benchmarks.md B2) and the body kinematics of eq. 15, h Omega_m = E(theta_m) (theta1 - theta0),
   E = [(Ry Rz)^T e1, Rz^T e2, e3], det E = cos theta_y. (Eq. 87 as printed uses the Z-Y-X product; we keep the
   benchmark's X-Y-Z product consistently.) The angles are kept continuous in the work array. The run fails
   (status "failed", gimbal lock) when |cos theta_y| falls below ``gimbal_tol`` or Newton fails near it.

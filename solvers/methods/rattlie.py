@@ -3,7 +3,7 @@
 body (the heavy top of seed 004 eq. 68) has only its rotational blocks, and without joints (nm = 0) the step is
 the unconstrained RATTLie (stage (a) without multipliers, stage (b) v_{n+1} = M^-1 a).
 
-One step from (q_n, p_n = M v_n), ALGORITHMS.md section 1, with f = grad U and B the constraint Jacobian:
+One step from (q_n, p_n = M v_n), docs/algorithms.md section 1, with f = grad U and B the constraint Jacobian:
 
 (a) nonlinear, unknowns Delta (~ v_{n+1/2}) and mu = h lambda_n:
         T^-T(-h Delta) M Delta - p_n + (h/2) f(q_n) + (1/2) B(q_n)^T mu = 0,   Phi(q_n exp(h Delta)) / h = 0,
@@ -46,7 +46,7 @@ _record = njit(inline="always")(kernels.record.py_func)
 
 @njit(cache=True, inline="always")
 def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarray, out: np.ndarray, o: int) -> None:
-    """out[o:o+3] = T^-T(w) a = a - (1/2) w x a + c(|w|) w x (w x a) (ALGORITHMS.md section 0), c = c_coef(|w|)."""
+    """out[o:o+3] = T^-T(w) a = a - (1/2) w x a + c(|w|) w x (w x a) (docs/algorithms.md section 0), c = c_coef(|w|)."""
     u0 = w1 * a[2] - w2 * a[1]
     u1 = w2 * a[0] - w0 * a[2]
     u2 = w0 * a[1] - w1 * a[0]

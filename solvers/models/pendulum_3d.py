@@ -11,7 +11,7 @@ from .base import Benchmark, Model, Param, Scales
 
 
 def cardan_xyz(a: np.ndarray) -> np.ndarray:
-    """R = Rx(a0) Ry(a1) Rz(a2), right-handed elementary rotations (BENCHMARKS.md B2)."""
+    """R = Rx(a0) Ry(a1) Rz(a2), right-handed elementary rotations (docs/benchmarks.md B2)."""
     c, s = np.cos(a), np.sin(a)
     rx = np.array([[1, 0, 0], [0, c[0], -s[0]], [0, s[0], c[0]]])
     ry = np.array([[c[1], 0, s[1]], [0, 1, 0], [-s[1], 0, c[1]]])
