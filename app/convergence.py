@@ -82,8 +82,7 @@ def theoretical_order(method: str) -> int | None:
 
 def is_adaptive(method: str) -> bool:
     """True for a method with step-size control (its h is the first/maximum step, not the step)."""
-    d = solvers.describe_method(method)
-    return any("adaptive" in str(x).lower() for x in (*d.get("properties", []), d.get("title", "")))
+    return bool(solvers.describe_method(method)["adaptive"])
 
 
 def sample_stride(n0: int, samples: int = SAMPLES) -> int:

@@ -185,3 +185,16 @@ def test_numba_cache_is_keyed_by_the_sources(tmp_path, monkeypatch):
     second = _numba_cache.source_digest()
     (fake / "a.py").write_text("x = 3\n")
     assert _numba_cache.source_digest() == second
+
+
+def test_order_may_depend_on_options_and_adaptive_is_a_field():
+    from solvers.registry import METHODS
+
+    spark = METHODS["spark"]
+    assert [spark.order_of({"s": s}) for s in (1, 2, 3, 4)] == [2, 4, 6, 8]
+    assert spark.order_of() == solvers.describe_method("spark")["order"] == 4
+    assert METHODS["rk4"].order_of({"switch": False}) == 4
+    adaptive = {m for m in solvers.methods() if solvers.describe_method(m)["adaptive"]}
+    assert adaptive == {"rotvec_rk45", "rotvec_rk45_switch"}
+    with pytest.raises(ValueError, match="option 's'"):
+        spark.order_of({"s": 9})

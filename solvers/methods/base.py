@@ -81,6 +81,13 @@ class Method:
     # optional: turn resolved options into final ones once the model is known (e.g. spark's gamma = "R", "T",
     # "opt"); called as prepare(options, benchmark=, params=, model=, h=, t_end=) before the run
     prepare: Callable[..., dict[str, Any]] | None = None
+    adaptive: bool = False  # step-size control: h is the output spacing and the largest internal step
+    # the order for given (resolved) options when it depends on them (spark: 2 s); ``order`` is the default's
+    order_for: Callable[[dict[str, Any]], int] | None = None
+
+    def order_of(self, options: Mapping[str, Any] | None = None) -> int:
+        """The theoretical order with these options (validated; None: the defaults)."""
+        return self.order if self.order_for is None else int(self.order_for(self.resolve(options)))
 
     def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overridden by ``options``, every value validated."""
@@ -103,6 +110,7 @@ class Method:
             "title": self.title,
             "seed": self.seed,
             "order": self.order,
+            "adaptive": self.adaptive,
             "description": self.description,
             "properties": list(self.properties),
             "options": {

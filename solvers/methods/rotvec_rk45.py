@@ -220,6 +220,7 @@ METHOD = Method(
     title="Rotation vector, adaptive RK45 (seed 002 method 1)",
     seed="002",
     order=5,
+    adaptive=True,
     description=(
         "Seed 002's method 1: dtheta/dt = T^-1(theta) omega (eq. 16) with Dormand-Prince 5(4) and MATLAB ode45's "
         "step-size control; h is the output spacing and largest step. Without the switch it cannot pass "
@@ -240,6 +241,7 @@ METHOD_SWITCH = Method(
     title="Rotation vector, adaptive RK45 with the 2 pi switch (seed 002 method 2)",
     seed="002",
     order=5,
+    adaptive=True,
     description=(
         "Seed 002's method 2: method 1 plus, after every accepted step, theta -> theta - 2 pi theta/|theta| "
         "when |theta| > 3 pi/2 (stable/buffer/singular regions, Fig. 2); the switch times are in the summary."

@@ -576,6 +576,7 @@ METHOD = Method(
     title="Gauss-Lobatto SPARK (s,s) (Jay 2007), seed 003",
     seed="003",
     order=4,
+    order_for=lambda o: 2 * int(o["s"]),
     description=(
         "Symplectic, symmetric Gauss-Lobatto SPARK (s,s) method of order 2s (s = 1..4; the order shown is for the "
         "default s = 2) with seed 003's parameter gamma: the bars' rotational kinetic energy J omega^2 / 2 plus "
