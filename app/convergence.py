@@ -218,8 +218,8 @@ def _finite(x: Any) -> float | None:
 
 def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], None]) -> solvers.Result:
     """One run, saving every ``stride * n / n0``-th step: its samples are exactly the common times."""
-    cap = p["n0"] // p["stride"] + 1
-    return solvers.simulate(p["benchmark"], method, h=h, t_end=p["t_final"], max_samples=cap, progress=report)
+    return solvers.simulate(p["benchmark"], method, h=h, t_end=p["t_final"], save_every=p["stride"] * n // p["n0"],
+                            progress=report)
 
 
 def run_study(config: dict, progress: Progress | None = None) -> dict:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from . import driver
+from .driver import step_count
 from .registry import BENCHMARKS, METHODS, applies
 from .result import Result
 
@@ -64,11 +67,6 @@ def _positive(name: str, value: Any) -> float:
     return x
 
 
-def step_count(h: float, t_end: float) -> int:
-    """Fixed steps to reach t_end: ceil(t_end / h), tolerant to round-off (the last time is steps * h)."""
-    return max(1, math.ceil(t_end / h * (1.0 - 1e-12)))
-
-
 def simulate(
     benchmark: str,
     method: str,
@@ -78,13 +76,19 @@ def simulate(
     options: Mapping[str, Any] | None = None,
     max_samples: int | None = None,
     progress: driver.Progress | None = None,
+    save_every: int | None = None,
+    save_at: Sequence[float] | np.ndarray | None = None,
 ) -> Result:
     """Integrate ``benchmark`` with ``method`` at fixed step ``h`` up to ``t_end``.
 
-    ``params`` override the benchmark's parameters, ``options`` the method's options; ``max_samples`` caps the
-    saved samples (decimated evenly; summaries still cover every step); ``progress(fraction)`` is called between
-    chunks and cancels the run by returning False. Bad input raises ValueError naming the value and the valid
-    choices; a diverging or failing run returns its partial results with status and message.
+    ``params`` override the benchmark's parameters, ``options`` the method's options. Which steps are saved (the
+    summaries always cover every step), at most one of: ``max_samples`` caps the saved samples (decimated
+    evenly), ``save_every = k`` saves steps 0, k, 2k, ... and the last, ``save_at`` saves exactly the given
+    increasing times, which must be multiples of h (like SciPy's ``t_eval``); none saves every step.
+    ``progress(fraction)`` is called between chunks and cancels the run by returning False; a method's own
+    preparatory runs (spark's gamma = "opt") answer to it too, and their CPU time is in the Result's. Bad input
+    raises ValueError naming the value and the valid choices; a diverging or failing run returns its partial
+    results with status and message.
     """
     _check_benchmark(benchmark)
     _check_method(method)
@@ -102,10 +106,7 @@ def simulate(
             f"t_end / h = {t_end:g} / {h:g} needs {n_total} steps, over the cap of {MAX_STEPS} steps per run; "
             "increase h or shorten t_end"
         )
-    if max_samples is not None and (
-        isinstance(max_samples, bool) or not isinstance(max_samples, int) or max_samples < 2
-    ):
-        raise ValueError(f"max_samples must be an integer >= 2 or None, got {max_samples!r}")
+    plan = driver.save_plan(n_total, h, max_samples, save_every, save_at)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be callable or None, got {progress!r}")
     bench = BENCHMARKS[benchmark]
@@ -113,9 +114,8 @@ def simulate(
     resolved = bench.resolve(params)
     opts = meth.resolve(options)
     model = bench.build(resolved)
-    if meth.prepare is not None:
-        opts = meth.prepare(opts, benchmark=benchmark, params=resolved, model=model, h=h, t_end=t_end)
-    return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, max_samples, progress)
+    runner = driver.Runner(simulate, progress) if meth.prepare is not None else None
+    return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, plan, progress, runner)
 
 
 def warmup(verbose: bool = True) -> float:

@@ -466,13 +466,13 @@ def speed_comparison(
                       "uncertainty_final": position_error(ref["y_final"], ref2["y_final"])},
         "compiled": [], "dop853": [],
     }
-    n_total = api.step_count(h, t_end)
-    samples = n_total // 10 + 1 if n_total % 10 == 0 else None  # stride 10: check_time is a saved step
+    t_last = api.step_count(h, t_end) * h
+    save_at = sorted({check_time, t_last})  # the check time (a multiple of h) and the end
     for m in methods:
         cpu = []
         res = None
         for _ in range(repeat):
-            res = api.simulate(BENCHMARK, m, h=h, t_end=t_end, max_samples=samples)
+            res = api.simulate(BENCHMARK, m, h=h, t_end=t_end, save_at=save_at)
             cpu.append(res.cpu_time)
         assert res is not None
         at = _state_at(res, check_time)

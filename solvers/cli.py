@@ -41,6 +41,16 @@ def _pairs(items: Sequence[str] | None, what: str) -> dict[str, Any]:
     return out
 
 
+def _times(text: str | None) -> list[float] | None:
+    """A --save-at value: comma-separated times (s)."""
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--save-at expects comma-separated times in seconds, got {text!r}") from None
+
+
 def _list(as_json: bool) -> int:
     if as_json:
         data = {
@@ -74,7 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     pr.add_argument("--t-end", type=float, required=True, help="end time (s)")
     pr.add_argument("--param", action="append", metavar="KEY=VALUE", help="benchmark parameter (JSON value)")
     pr.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (JSON value)")
-    pr.add_argument("--max-samples", type=int, default=None, help="cap on saved samples")
+    saving = pr.add_mutually_exclusive_group()
+    saving.add_argument("--max-samples", type=int, default=None, help="cap on saved samples (decimated evenly)")
+    saving.add_argument("--save-every", type=int, default=None, metavar="K",
+                        help="save steps 0, K, 2K, ... and the last")
+    saving.add_argument("--save-at", default=None, metavar="T1,T2,...",
+                        help="save exactly these increasing times (multiples of h), comma-separated")
     pr.add_argument("--out", help="save the result (.npz, .csv or .json)")
     sub.add_parser("warmup", help="compile every kernel into the on-disk cache")
     args = p.parse_args(argv)
@@ -95,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             params=_pairs(args.param, "param"),
             options=_pairs(args.option, "option"),
             max_samples=args.max_samples,
+            save_every=args.save_every,
+            save_at=_times(args.save_at),
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,21 +1,49 @@
 """Shared pieces of the compiled kernel contract.
 
-Every method kernel has the signature
+Every method kernel (one ``@njit`` function per method module, called by :func:`solvers.driver.run`) is
 
-    advance(y, work, data, opts, t_start, h, k0, n_steps, n_total, stride,
+    advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride,
             samples, n_saved, maxima, ref, info) -> (steps_done, status, n_saved)
 
-- ``y``: the flat state in the model's layout, advanced in place;
-- ``work``: the method's persistent extras (multipliers, accelerations, previous velocities);
-- ``data``: the model's arrays (a tuple whose types are fixed per machinery);
-- ``opts``: the method's numeric options as a float array;
-- global step index ``k`` runs from ``k0`` to ``k0 + n_steps``; time is ``t_start + k h``;
-- ``samples`` rows are ``[t, y..., diagnostics...]`` saved every ``stride`` steps and at the last step;
-- ``maxima`` holds running maxima over every step (see ``MAXIMA``), ``ref`` the values at t = 0;
-- ``info`` receives details of a failure (time, residual) for the Python-side message: ``info[0]`` time,
-  ``info[1]`` residual, ``info[2]`` rotation-vector switches, ``info[3]`` Newton iterations; adaptive methods
-  add ``info[4]`` accepted and ``info[5]`` rejected internal steps, ``info[6]`` the step size at a failure and
-  ``info[7]`` the internal-step cap when that cap stopped the run.
+Parameters
+----------
+kind : int
+    The model's machinery code (``solvers.models.dispatch``): which right-hand side and diagnostics ``data`` holds.
+data : tuple
+    The model's arrays (types fixed per machinery).
+y : ndarray
+    The flat state in the model's layout, advanced in place.
+work : ndarray
+    The method's persistent extras between calls (multipliers, accelerations, previous velocities, step memory).
+opts : ndarray
+    The method's numeric options (``Method.pack``).
+t_start, h : float
+    Time is ``t_start + k h`` at global step index ``k``.
+k0, n_steps : int
+    This call advances steps ``k0 -> k0 + n_steps``. At ``k0 == 0`` the kernel first records the initial state
+    (step 0; ``consistent_start`` and friends make it consistent) and sets ``ref``.
+last, stride : int
+    Step ``k`` is saved as a row of ``samples`` when ``k % stride == 0`` or ``k == last`` (:func:`record`); the
+    driver passes the run's last step, or, when it saves given times, the next of those.
+samples : ndarray
+    Rows ``[t, y..., diagnostics...]`` (``DIAG_FIELDS``); ``n_saved`` rows are filled so far.
+maxima : ndarray
+    Running maxima over every step (slots ``MAX_*``) and counters (Newton iterations, stalled steps).
+ref : ndarray
+    The t = 0 energy and momentum, set by the step-0 record; errors in ``maxima`` are measured from them.
+info : ndarray
+    Details for the driver's messages and summary (slots ``INFO_*``): the failure time and residual, Newton
+    iterations, rotation-vector switches, an adaptive method's accepted and rejected internal steps, its step
+    size at a failure and its internal-step cap.
+
+Returns
+-------
+steps_done : int
+    Steps completed in this call (fewer than ``n_steps`` only with a status other than ``OK``).
+status : int
+    ``OK`` or a failure code below; the state and samples up to the failure are kept.
+n_saved : int
+    Rows of ``samples`` filled.
 
 Adaptive methods keep the same contract with ``h`` as the OUTPUT spacing and the largest internal step: one
 "step" ``k -> k + 1`` integrates adaptively from ``t_start + k h`` to ``t_start + (k + 1) h`` with as many
@@ -86,9 +114,9 @@ def record(
     d: np.ndarray,
     k: int,
     stride: int,
-    n_total: int,
+    last: int,
 ) -> int:
-    """Update running maxima with diagnostics d at step k; save a sample row if k is on the stride."""
+    """Update running maxima with diagnostics d at step k; save a sample row if k is on the stride or k == last."""
     if k == 0:
         ref[0] = d[0]
         ref[1] = d[5]
@@ -103,7 +131,7 @@ def record(
         maxima[5] = m
     if d[6] > maxima[6]:
         maxima[6] = d[6]
-    if (k % stride == 0 or k == n_total) and n_saved < samples.shape[0]:
+    if (k % stride == 0 or k == last) and n_saved < samples.shape[0]:
         row = samples[n_saved]
         row[0] = t
         ny = y.shape[0]

@@ -61,7 +61,7 @@ class Method:
     benchmarks it is offered on. ``pack`` turns validated options into the kernel's float array, and
     ``work_size`` gives the length of its persistent work array for a model. ``report(work, info)``, if
     given, returns extra summary entries after a run (adaptive step counts, switch times); ``prepare``
-    (optional) finalises the options once the model is built (api.simulate calls it before the run).
+    (optional) finalises the options once the model is built (the driver calls it before the run).
     """
 
     id: str
@@ -79,7 +79,8 @@ class Method:
     report: Callable[[np.ndarray, np.ndarray], dict[str, Any]] | None = None
     domain_message: str = ""  # why the kernel's DOMAIN status fails a run (else the model's message)
     # optional: turn resolved options into final ones once the model is known (e.g. spark's gamma = "R", "T",
-    # "opt"); called as prepare(options, benchmark=, params=, model=, h=, t_end=) before the run
+    # "opt"); the driver calls prepare(options, benchmark=, params=, model=, h=, t_end=, run=) before the run, with
+    # run a solvers.driver.Runner for short runs of its own (under the caller's progress, cancel and CPU time)
     prepare: Callable[..., dict[str, Any]] | None = None
     adaptive: bool = False  # step-size control: h is the output spacing and the largest internal step
     # the order for given (resolved) options when it depends on them (spark: 2 s); ``order`` is the default's

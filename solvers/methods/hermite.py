@@ -144,7 +144,7 @@ _record = njit(inline="always")(kernels.record.py_func)
 
 
 @njit(cache=True, error_model="numpy")
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Hermite DVI kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{k-1}, qdot_k (velocity
     history for the acceleration diagnostic), q_{k-1}, q_{k-2}, X_{k-1}, X_{k-2} (n each), mu_{k-1}, mu_{k-2} (m)]."""
@@ -229,7 +229,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
         coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
 
     fresh = True
     g0_ready = k0 == 0  # G0 = G(q_k) is left by the diagnostics of the previous step
@@ -439,7 +439,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             w_old[r] = y[n + r]
         _diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         g0_ready = True
-        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -214,7 +214,7 @@ def _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pi
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """LGVI kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter, project (1 DH, 0 DL)].
 
@@ -298,7 +298,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return 0, kernels.SINGULAR, n_saved
         rigid.set_velocity(rd, acc, acc_l)
         rigid.diagnostics(rd, y, acc, diag)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, diag, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, diag, 0, stride, last)
         rigid.get_velocity(rd, y, w)
         for r in range(nv):
             w_old[r] = w[r]
@@ -627,7 +627,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, diag)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1, stride,
-                                 n_total)
+                                 last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -336,7 +336,7 @@ def _max_abs(v, lo, hi):
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Lie group generalized-alpha kernel (contract in solvers.kernels; formulation in the module docstring).
 
@@ -414,7 +414,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         work[hist] = 0.0
         rigid.set_velocity(rd, acc, vd)
         rigid.diagnostics(rd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
         if perturbed and not stab2:
             kappa = 0.5 * (alpha_m - alpha_f) + beta - 1.0 / 6.0
             if not _perturb_velocity(rd, y, h, kappa, vd, vd1, Bm, S[:nm, :nm], xr):
@@ -586,7 +586,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         t = t_start + (k0 + s + 1) * h
         rigid.set_velocity(rd, acc, vd)
         rigid.diagnostics_inline(rd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -25,7 +25,7 @@ K = math.sqrt(3.0) / 12.0
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Magnus-4 kernel (contract in solvers.kernels); work[0:9] = R (row-major)."""
     R = work[0:9].reshape((3, 3))
@@ -35,7 +35,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     t = t_start + k0 * h
     if k0 == 0:
         R[:, :] = lie.expm_so3(y)
-        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, last)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         w1 = angular_velocity.omega(t + C1 * h)
@@ -49,7 +49,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             return s, kernels.NONFINITE, n_saved
         t = t_start + (k0 + s + 1) * h
         n_saved = angular_velocity.record_rotation(t, R, y, d, k0 + s + 1, samples, n_saved, maxima, ref, stride,
-                                                   n_total)
+                                                   last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -433,7 +433,7 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol].
 
@@ -485,7 +485,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
         dispatch.diagnostics(kind, data, t, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         if kind == dispatch.RIGID:
@@ -510,7 +510,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         if not ok:
             acc[:] = np.nan
         dispatch.diagnostics(kind, data, t, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
         if not ok:
             info[0] = t
             return s + 1, kernels.SINGULAR, n_saved

@@ -29,7 +29,7 @@ def _qdot(w, q, out):
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Quaternion RK4 kernel (contract in solvers.kernels); work[0:4] = q."""
     q = work[0:4]
@@ -43,7 +43,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     if k0 == 0:
         q[:] = lie.quat_from_rotvec(y)
         n_saved = angular_velocity.record_rotation(t, lie.rot_from_quat(q), y, d, 0, samples, n_saved, maxima, ref,
-                                                   stride, n_total)
+                                                   stride, last)
     w0 = angular_velocity.omega(t)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
@@ -72,7 +72,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         w0 = w1
         t = t_start + (k0 + s + 1) * h
         n_saved = angular_velocity.record_rotation(t, lie.rot_from_quat(q), y, d, k0 + s + 1, samples, n_saved,
-                                                   maxima, ref, stride, n_total)
+                                                   maxima, ref, stride, last)
     return n_steps, kernels.OK, n_saved
 
 

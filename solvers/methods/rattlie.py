@@ -56,7 +56,7 @@ def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarra
 
 
 @njit(cache=True)
-def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_old, w_older, mu, t):
+def _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old, w_older, mu, t):
     """Diagnostics at t = 0 with the consistent acceleration; starting values for the predictor."""
     nv = rigid.n_velocity(rd)
     nm = rigid.n_multipliers(rd)
@@ -68,7 +68,7 @@ def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_
     rigid.set_velocity(rd, acc, acc_l)
     d = np.empty(kernels.N_DIAG)
     rigid.diagnostics(rd, y, acc, d)
-    n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+    n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     rigid.get_velocity(rd, y, w_old)
     for r in range(nv):
         w_older[r] = w_old[r]
@@ -78,7 +78,7 @@ def _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_
 
 
 @njit(cache=True, error_model="numpy")
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """RATTLie kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter].
 
@@ -106,7 +106,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     d2 = work[3 * nv + 2 * nm : 4 * nv + 2 * nm]  # Delta_{n-3/2}
     d3 = work[4 * nv + 2 * nm : 5 * nv + 2 * nm]  # Delta_{n-5/2}
     if k0 == 0:
-        n_saved = _record_initial(rd, y, h, stride, n_total, samples, n_saved, maxima, ref, w_old, w_older, mu,
+        n_saved = _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old, w_older, mu,
                                   t_start)
         if n_saved < 0:
             info[0] = t_start
@@ -174,10 +174,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             else:
                 delta[r] = 1.5 * w[r] - 0.5 * w_older[r] if k > 0 else w[r]
         for r in range(nm):
-            last = mu[r]
+            mu_r = mu[r]
             if k > 1:
-                mu[r] = 2.0 * last - mu_prev[r]
-            mu_prev[r] = last
+                mu[r] = 2.0 * mu_r - mu_prev[r]
+            mu_prev[r] = mu_r
         code = kernels.CONTINUE
         res = 0.0
         prev_upd = np.inf
@@ -366,7 +366,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             w_older[r] = w_old[r]
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, d)
-        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
         for r in range(nm):  # B(q_{n+1}) is the next step's B(q_n)
             for c in range(nv):
                 Bn[r, c] = B1[r, c]

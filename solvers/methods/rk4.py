@@ -23,7 +23,7 @@ from .base import Method, Option
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
     ny = y.shape[0]
@@ -43,7 +43,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         return 0, fail, n_saved
     if k0 == 0:
         dispatch.diagnostics(kind, data, t, y, k1, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         for i in range(ny):
@@ -76,7 +76,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         if not ok:
             k1[:] = np.nan
         dispatch.diagnostics(kind, data, t, y, k1, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
         if not ok:
             info[0] = t
             return s + 1, fail, n_saved

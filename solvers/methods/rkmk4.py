@@ -19,7 +19,7 @@ from .base import Method
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """RKMK4 kernel (contract in solvers.kernels); work[0:9] = R (row-major)."""
     R = work[0:9].reshape((3, 3))
@@ -29,7 +29,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
     t = t_start + k0 * h
     if k0 == 0:
         R[:, :] = lie.expm_so3(y)
-        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, n_total)
+        n_saved = angular_velocity.record_rotation(t, R, y, d, 0, samples, n_saved, maxima, ref, stride, last)
     w0 = angular_velocity.omega(t)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
@@ -50,7 +50,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         w0 = w1
         t = t_start + (k0 + s + 1) * h
         n_saved = angular_velocity.record_rotation(t, R, y, d, k0 + s + 1, samples, n_saved, maxima, ref, stride,
-                                                   n_total)
+                                                   last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -56,7 +56,7 @@ def _stage(kind, data, t, y, h, k1, k2, k3, k4, k5, k6, a1, a2, a3, a4, a5, a6, 
 
 
 @njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Adaptive DOPRI5 kernel (contract in solvers.kernels, ``h`` = output spacing).
 
@@ -86,7 +86,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         return 0, kernels.DOMAIN, n_saved
     if k0 == 0:
         dispatch.diagnostics(kind, data, t, y, k1, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     hnext = work[_W_H]
     if hnext <= 0.0:  # ode45's initial step
         r = 0.0
@@ -181,7 +181,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
                     return s, kernels.DOMAIN, n_saved
         work[_W_H] = hnext
         dispatch.diagnostics(kind, data, t, y, k1, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, tableaus
+from ..driver import Runner, step_count
 from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
 from ..models import coords, dispatch
 from .base import NEWTON_OPTIONS, Method, Option
@@ -184,7 +185,7 @@ def _stage(cd, gamma, Q, V, E, Y, jac, EQ, EV, YQ, YV, blk):
 
 
 @njit(cache=True, error_model="numpy")
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride, samples, n_saved, maxima, ref,
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """SPARK kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{n-1} (n), qdot_n (n),
     previous control points (s+1) n, previous multipliers mu_0..mu_s ((s+1) m)]."""
@@ -258,7 +259,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
         for r in range(m):
             lam0[r] = bs[n + r]
         coords.diagnostics(cd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
 
     for st in range(n_steps):
         k = k0 + st
@@ -427,7 +428,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, n_total, stride,
             w_older[r] = w_old[r]
             w_old[r] = qd1[r]
         coords.diagnostics(cd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, n_total)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 
 
@@ -510,24 +511,24 @@ def signed_mean_error(q: np.ndarray, q_ref: np.ndarray) -> float:
     return float(d[:, 0::2].mean() + d[:, 1::2].mean())
 
 
-def gamma_opt(benchmark: str, params: dict[str, Any], h: float, steps: int, s: int, gamma2: float,
+def gamma_opt(run: Runner, benchmark: str, params: dict[str, Any], h: float, steps: int, s: int, gamma2: float,
               newton: dict[str, Any] | None = None) -> dict[str, Any]:
     """Seed 003 eq. 11: gamma_opt = (gamma_1 dW_2 - gamma_2 dW_1) / (dW_2 - dW_1) with gamma_1 = 0, gamma_2 = gamma2
     from two short runs (``steps`` steps of size h) against a reference with step h / 100 (the same method at
-    gamma = 0), dW the signed mean trajectory error (:func:`signed_mean_error`). Returns the value and its data."""
-    from .. import api  # late: api imports the registry, which imports this module
-
+    gamma = 0), dW the signed mean trajectory error (:func:`signed_mean_error`). ``run`` is the driver's Runner
+    (the sub-runs answer to the caller's progress and cancel, and count in its CPU time). Returns the value and
+    its data."""
     t_end = steps * h
     params = {k: v for k, v in (params or {}).items() if not k.startswith("_")}  # resolved params carry "_given"
     base = {"s": s, **(newton or {})}
-    ref = api.simulate(benchmark, "spark", h=h / OPT_REF_FACTOR, t_end=t_end, params=params,
-                       options={**base, "gamma": 0.0})
+    ref = run(benchmark, "spark", h / OPT_REF_FACTOR, t_end, params=params, options={**base, "gamma": 0.0},
+              save_every=OPT_REF_FACTOR)
     if ref.status != "ok":
         raise ValueError(f"gamma 'opt': the reference run failed ({ref.message})")
-    q_ref = ref.state["q"][::OPT_REF_FACTOR]
+    q_ref = ref.state["q"]
     dW = []
     for g in (0.0, gamma2):
-        r = api.simulate(benchmark, "spark", h=h, t_end=t_end, params=params, options={**base, "gamma": g})
+        r = run(benchmark, "spark", h, t_end, params=params, options={**base, "gamma": g})
         if r.status != "ok":
             raise ValueError(f"gamma 'opt': the short run at gamma = {g:g} failed ({r.message})")
         dW.append(signed_mean_error(r.state["q"], q_ref[: len(r.t)]))
@@ -540,12 +541,13 @@ def gamma_opt(benchmark: str, params: dict[str, Any], h: float, steps: int, s: i
     return {"gamma": float(value), "gamma_points": [g1, g2], "dW": dW, "steps": int(steps), "h": float(h)}
 
 
-def prepare(o: dict[str, Any], *, benchmark: str, params: dict[str, Any], model, h: float, t_end: float
-            ) -> dict[str, Any]:
+def prepare(o: dict[str, Any], *, benchmark: str, params: dict[str, Any], model, h: float, t_end: float,
+            run: Runner) -> dict[str, Any]:
     """Resolve gamma = "R", "T" or "opt" to a number before packing (the kernel keeps a numeric gamma); the
     Result's options then carry the number as ``gamma`` and the request as ``gamma_choice`` (plus, for "opt",
     the two short runs' data). "opt" runs here, in Python, before the main run: two runs of
-    min(opt_steps, steps to t_end) steps at opt_h (0: the main run's h), and their reference (opt_h / 100)."""
+    min(opt_steps, steps to t_end) steps at opt_h (0: the main run's h), and their reference (opt_h / 100),
+    through ``run`` (the driver's Runner)."""
     g = o["gamma"]
     if not isinstance(g, str):
         return o
@@ -557,12 +559,10 @@ def prepare(o: dict[str, Any], *, benchmark: str, params: dict[str, Any], model,
         out["gamma"] = gamma_T(model, benchmark)
     else:
         g2 = gamma_T(model, benchmark)
-        from .. import api
-
         h_opt = float(o["opt_h"]) or h
-        steps = min(int(o["opt_steps"]), api.step_count(h_opt, t_end))
+        steps = min(int(o["opt_steps"]), step_count(h_opt, t_end))
         newton = {"newton_tol": o["newton_tol"], "newton_max_iter": o["newton_max_iter"]}
-        res = gamma_opt(benchmark, params, h_opt, steps, int(o["s"]), g2, newton)
+        res = gamma_opt(run, benchmark, params, h_opt, steps, int(o["s"]), g2, newton)
         out["gamma"] = res["gamma"]
         out["gamma_opt_points"] = res["gamma_points"]
         out["gamma_opt_dW"] = res["dW"]

@@ -102,10 +102,10 @@ def rotation_state(t: float, R: np.ndarray, y: np.ndarray, d: np.ndarray) -> Non
 
 @njit(cache=True)
 def record_rotation(t: float, R: np.ndarray, y: np.ndarray, d: np.ndarray, k: int, samples: np.ndarray,
-                    n_saved: int, maxima: np.ndarray, ref: np.ndarray, stride: int, n_total: int) -> int:
+                    n_saved: int, maxima: np.ndarray, ref: np.ndarray, stride: int, last: int) -> int:
     """rotation_state at step k, then kernels.record: the recording of every method that advances R itself."""
     rotation_state(t, R, y, d)
-    return kernels.record(samples, n_saved, maxima, ref, t, y, d, k, stride, n_total)
+    return kernels.record(samples, n_saved, maxima, ref, t, y, d, k, stride, last)
 
 
 @njit(cache=True)

@@ -36,17 +36,6 @@ def _missing_reason(run: Run, skipped: Sequence[str]) -> str:
     return note or f"{run.label} did not run"
 
 
-def _aligned_max_samples(n_total: int, stride: int, fallback: int) -> int:
-    """A max_samples for which the driver saves every ``stride``-th step of an ``n_total``-step run."""
-    if stride <= 1:
-        return max(fallback, n_total + 1)
-    cap = math.ceil(n_total / stride) + 1
-    for c in (cap, cap + 1, cap - 1):
-        if c >= 2 and driver.sample_plan(n_total, c)[0] == stride:
-            return c
-    return fallback
-
-
 def run_experiment(
     experiment_id: str,
     max_samples: int = 2000,
@@ -74,18 +63,17 @@ def run_experiment(
             skipped.append(f"{r.label}: not yet measured: method {r.method!r} is not registered")
             continue
         plan.append((r, te, api.step_count(r.h, te)))
-    # sample every run at the times of the coarsest-step run (exact comparisons between runs)
-    caps: dict[str, int] = {}
+    # sample every run at the times of the coarsest-step run (exact comparisons between runs): that run is
+    # decimated to max_samples, the others save every (its spacing / their h)-th step where that is an integer
+    saving: dict[str, dict[str, int]] = {}
     if plan:
         base = max(plan, key=lambda p: p[0].h)
         b_stride, _ = driver.sample_plan(base[2], max_samples)
         dt = b_stride * base[0].h
         for r, _te, n in plan:
             ratio = dt / r.h
-            cap = max_samples
-            if abs(ratio - round(ratio)) < 1e-9 and r.h != base[0].h:
-                cap = _aligned_max_samples(n, round(ratio), max_samples)
-            caps[r.label] = cap
+            aligned = abs(ratio - round(ratio)) < 1e-9 and n // round(ratio) + 1 <= 4 * max_samples
+            saving[r.label] = {"save_every": round(ratio)} if aligned else {"max_samples": max_samples}
     total = float(sum(n for _, _, n in plan)) or 1.0
     done = 0.0
     results: dict[str, Result] = {}
@@ -98,7 +86,7 @@ def run_experiment(
         t0 = time.perf_counter()
         try:
             res = api.simulate(r.benchmark, r.method, h=r.h, t_end=te, params=dict(r.params),
-                               options=dict(r.options), max_samples=caps[r.label],
+                               options=dict(r.options), **saving[r.label],
                                progress=sub if progress is not None else None)
         except ValueError as exc:  # e.g. an option the registered method does not (yet) accept
             skipped.append(f"{r.label}: not measured: {exc}")
