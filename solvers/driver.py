@@ -148,7 +148,7 @@ class Runner:
 def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
              y: np.ndarray | None = None) -> tuple[str, str]:
     t = float(info[kernels.INFO_TIME])
-    note = model.extra.get("state_note")
+    note = model.state_note
     where = f"; {note(y)}" if note is not None and y is not None else ""
     if code == kernels.NONFINITE:
         return "diverged", (
@@ -171,7 +171,7 @@ def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
             "state has left the constraint manifold; try a smaller step"
         )
     if code == kernels.DOMAIN:
-        why = method.domain_message or model.extra.get("domain_message", "the method left its domain of validity")
+        why = method.domain_message or model.domain_message or "the method left its domain of validity"
         return "failed", f"failed at t = {t:.6g} s (step {k + 1}): {why}{where}"
     if code == kernels.STEPSIZE:
         cap, h_fail = info[kernels.INFO_CAP], info[kernels.INFO_STEP]
@@ -303,7 +303,7 @@ def run(
         method=method.id,
         h=h,
         t_end=t_end,
-        params={k_: v for k_, v in params.items() if not k_.startswith("_")},
+        params=dict(params),
         options=dict(options),
         t=t,
         energy=energy,

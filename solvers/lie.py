@@ -251,8 +251,10 @@ def c3_coef(x):
     terms as in liegroup ``xsinx_4cosx_x2_4_4sinx22_x4``; coefficients re-derived from the Bernoulli series
     of (x/2) cot(x/2)).
     """
-    if abs(x) < C3_SERIES_BELOW:
-        return _horner(_C3_SERIES, x * x)
+    if abs(x) < C3_SERIES_BELOW:  # Horner, written out: the uncompiled py_func stays plain Python (baselines)
+        x2 = x * x
+        c = _C3_SERIES
+        return c[0] + x2 * (c[1] + x2 * (c[2] + x2 * (c[3] + x2 * c[4])))
     s = math.sin(0.5 * x)
     x2 = x * x
     return (x * math.sin(x) + 4.0 * math.cos(x) + x2 - 4.0) / (4.0 * s * s * x2 * x2)

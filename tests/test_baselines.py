@@ -1,4 +1,4 @@
-"""solvers.baselines: the NumPy RATTLie is the compiled kernel's algorithm (same trajectory to round-off), and the
+"""solvers.bench.baselines: the NumPy RATTLie is the compiled kernel's algorithm (same trajectory to round-off), and the
 SciPy DOP853 wrapper integrates the same index-1 DAE."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import baselines
+from solvers.bench import baselines
 from solvers.models.spatial_double_pendulum import R2_DEFAULT
 
 GENERAL = {
@@ -28,7 +28,7 @@ def test_numpy_rattlie_matches_the_compiled_kernel(params, h, n):
     err = np.abs(y - baselines.flat_state(res)).max()
     assert err <= 1e-12, (
         f"NumPy RATTLie differs from the compiled kernel by {err:.2e} after {n} steps: "
-        "solvers/baselines.rattlie_numpy must mirror solvers/methods/rattlie.py step by step"
+        "solvers/bench/baselines.rattlie_numpy must mirror solvers/methods/rattlie.py step by step"
     )
     # the same iteration; a stopping test decided by round-off may flip in a few steps (an extra iteration moves
     # the state by less than the Newton tolerance)

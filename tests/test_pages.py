@@ -22,7 +22,7 @@ from test_browser import choose
 import solvers
 from app import convergence as conv
 from app import papers_view as pv
-from solvers import papers
+from solvers import papers, studies
 from tests import references
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -33,20 +33,20 @@ GOOD = {"benchmark": "planar_pendulum", "methods": ["rk4", "spark"], "h": 0.1, "
 
 
 def test_plan_halves_the_step_and_shares_the_end_time():
-    p = conv.plan({**GOOD, "t_end": 1.05})  # not a multiple of h: every run ends at ceil(t_end / h) h = 1.1
+    p = studies.plan({**GOOD, "t_end": 1.05})  # not a multiple of h: every run ends at ceil(t_end / h) h = 1.1
     assert p["hs"] == pytest.approx([0.1, 0.05, 0.025])
     assert p["steps"] == [11, 22, 44]
     assert p["t_final"] == pytest.approx(1.1)
     assert p["reference"] == {"kind": "run", "method": "rk4", "h": pytest.approx(0.025 / 8), "steps": 352}
     assert p["total_steps"] == 2 * (11 + 22 + 44) + 352 + 176
-    assert conv.plan({**GOOD, "benchmark": "angular_velocity", "methods": ["rk4"]})["reference"]["kind"] == "exact"
+    assert studies.plan({**GOOD, "benchmark": "angular_velocity", "methods": ["rk4"]})["reference"]["kind"] == "exact"
 
 
 @pytest.mark.parametrize("n0", [1, 7, 97, 100, 101, 360, 1000, 4096, 10007])
 def test_sample_stride_divides_the_coarsest_run(n0):
-    s = conv.sample_stride(n0)
-    assert n0 % s == 0 and n0 // s <= conv.SAMPLES
-    assert all(n0 % d or n0 // d > conv.SAMPLES for d in range(1, s))  # the smallest such divisor
+    s = studies.sample_stride(n0)
+    assert n0 % s == 0 and n0 // s <= studies.SAMPLES
+    assert all(n0 % d or n0 // d > studies.SAMPLES for d in range(1, s))  # the smallest such divisor
 
 
 @pytest.mark.parametrize(
@@ -70,8 +70,8 @@ def test_sample_stride_divides_the_coarsest_run(n0):
 )
 def test_plan_refuses_bad_input_and_too_much_work(change, fragment):
     with pytest.raises(ValueError, match=re.escape(fragment)):
-        conv.plan({**GOOD, **change})
-    out = conv.run_study({**GOOD, **change})
+        studies.plan({**GOOD, **change})
+    out = studies.run_study({**GOOD, **change})
     assert out["status"] == "error" and fragment in out["message"] and out["runs"] == []
 
 
@@ -82,7 +82,7 @@ def test_plan_refuses_bad_input_and_too_much_work(change, fragment):
 
 def test_common_rows_matches_sample_times_on_the_grid():
     t = np.array([0.0, 0.05, 0.1, 0.15000000000000002, 0.2, 0.3])
-    assert conv.common_rows(t, 0.1, 2) == {0: 0, 1: 2, 2: 4}
+    assert studies.common_rows(t, 0.1, 2) == {0: 0, 1: 2, 2: 4}
 
 
 def test_state_error_is_the_infinity_norm_over_every_entry_rotations_entrywise():
@@ -91,20 +91,20 @@ def test_state_error_is_the_infinity_norm_over_every_entry_rotations_entrywise()
     other[1, 0, 0, 1] = 3e-6  # a non-orthogonal perturbation: entry-wise 3e-6 (the geodesic angle would be ~2e-3)
     state = {"R": other, "x": np.zeros((2, 1, 3)), "theta": np.ones((2, 3))}
     ref = {"R": rot, "x": np.array([[[0.0, 0.0, 0.0]], [[0.0, -1e-6, 0.0]]]), "theta": np.zeros((2, 3))}
-    err = conv.state_error(state, ref, np.array([0, 1]), np.array([0, 1]), skip=("theta",))
+    err = studies.state_error(state, ref, np.array([0, 1]), np.array([0, 1]), skip=("theta",))
     assert err == pytest.approx([0.0, 3e-6])
-    assert conv.state_error(state, ref, np.array([1]), np.array([1]))[0] == 1.0  # theta compared when not skipped
+    assert studies.state_error(state, ref, np.array([1]), np.array([1]))[0] == 1.0  # theta compared when not skipped
 
 
 def test_fit_order_is_the_least_squares_log_log_slope():
     hs = [0.1, 0.05, 0.025, 0.0125]
-    assert conv.fit_order(hs, [3.0 * h**2.5 for h in hs]) == pytest.approx(2.5)
-    assert conv.fit_order(hs[:1], [1.0]) is None
+    assert studies.fit_order(hs, [3.0 * h**2.5 for h in hs]) == pytest.approx(2.5)
+    assert studies.fit_order(hs[:1], [1.0]) is None
 
 
 @pytest.fixture(scope="module")
 def pendulum_study():
-    return conv.run_study({"benchmark": "planar_pendulum", "methods": ["rk4", "spark"], "h": 0.1, "levels": 4,
+    return studies.run_study({"benchmark": "planar_pendulum", "methods": ["rk4", "spark"], "h": 0.1, "levels": 4,
                            "t_end": 2.0})
 
 
@@ -119,7 +119,7 @@ def test_study_fits_the_theoretical_orders_on_the_planar_pendulum(pendulum_study
         assert fit["theoretical"] == 4 and fit["points"] == 4
         assert abs(fit["order"] - 4.0) < 0.2, fit
     assert 0 < s["reference"]["uncertainty"] < 1e-9
-    assert s["floor"] == pytest.approx(max(conv.ERROR_FLOOR, conv.REF_MARGIN * s["reference"]["uncertainty"]))
+    assert s["floor"] == pytest.approx(max(studies.ERROR_FLOOR, studies.REF_MARGIN * s["reference"]["uncertainty"]))
 
 
 def test_study_error_agrees_with_the_closed_form_solution(pendulum_study):
@@ -135,15 +135,15 @@ def test_study_error_agrees_with_the_closed_form_solution(pendulum_study):
 
 
 def test_study_on_the_rigid_benchmark_fits_orders_four_and_two():
-    s = conv.run_study({"benchmark": "pendulum_3d", "methods": ["rk4", "rattlie"], "h": 0.01, "levels": 3,
+    s = studies.run_study({"benchmark": "pendulum_3d", "methods": ["rk4", "rattlie"], "h": 0.01, "levels": 3,
                         "t_end": 1.0})
     assert s["status"] == "ok"
     assert abs(s["fits"]["rk4"]["order"] - 4.0) < 0.3 and abs(s["fits"]["rattlie"]["order"] - 2.0) < 0.2, s["fits"]
 
 
 def test_study_with_the_exact_reference_uses_the_rotation_error():
-    s = conv.run_study({"benchmark": "angular_velocity", "methods": ["rk4"], "h": 0.01, "levels": 3, "t_end": 1.0})
-    assert s["reference"]["kind"] == "exact" and s["floor"] == conv.ERROR_FLOOR
+    s = studies.run_study({"benchmark": "angular_velocity", "methods": ["rk4"], "h": 0.01, "levels": 3, "t_end": 1.0})
+    assert s["reference"]["kind"] == "exact" and s["floor"] == studies.ERROR_FLOOR
     res = solvers.simulate("angular_velocity", "rk4", h=0.005, t_end=1.0)
     run = next(r for r in s["runs"] if r["h"] == 0.005)
     assert run["error"] == pytest.approx(float(np.max(res.rotation_error[::2])), rel=1e-12)
@@ -152,7 +152,7 @@ def test_study_with_the_exact_reference_uses_the_rotation_error():
 
 def test_runs_at_the_reference_accuracy_are_shown_but_not_fitted(monkeypatch):
     monkeypatch.setattr(conv, "REF_MARGIN", 1e12)  # pretend the reference is poor
-    s = conv.run_study({**GOOD, "methods": ["rk4"]})
+    s = studies.run_study({**GOOD, "methods": ["rk4"]})
     assert s["status"] == "ok" and all(not r["fitted"] for r in s["runs"])
     assert all("reference's accuracy" in r["note"] for r in s["runs"]) and s["fits"]["rk4"]["order"] is None
     fig = conv.order_figure(s)
@@ -162,7 +162,7 @@ def test_runs_at_the_reference_accuracy_are_shown_but_not_fitted(monkeypatch):
 
 def test_progress_reaches_one_and_is_monotonic():
     seen = []
-    conv.run_study({**GOOD, "methods": ["rk4"]}, lambda f, text: seen.append(f))
+    studies.run_study({**GOOD, "methods": ["rk4"]}, lambda f, text: seen.append(f))
     assert seen and seen[-1] == pytest.approx(1.0) and all(b >= a - 1e-12 for a, b in itertools.pairwise(seen))
 
 

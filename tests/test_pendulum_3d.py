@@ -56,7 +56,6 @@ def test_one_pinned_body_with_the_pivot_inertia():
     np.testing.assert_array_equal(data[8][0], GENERAL["rho"])
     np.testing.assert_array_equal(data[7][0], [0.0, 0.0, 0.0])  # the pivot
     assert rigid.n_velocity(data) == 3 and rigid.n_multipliers(data) == 0
-    assert "J_com" not in model.extra
 
 
 def test_state_points_and_diagnostics():

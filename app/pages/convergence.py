@@ -11,6 +11,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 import solvers
 from app import convergence as conv
+from solvers import studies
 
 dash.register_page(__name__, path="/convergence", name="Convergence", title="Integrator Lab: convergence", order=1)
 
@@ -41,27 +42,27 @@ def _methods_for(benchmark: str | None) -> list[str]:
 def _default_methods(available: list[str], current: list[str] | None = None) -> list[str]:
     kept = [m for m in current or [] if m in available]
     if kept:
-        return kept[: conv.MAX_METHODS]
-    return [m for m in conv.DEFAULT_METHODS if m in available] or available[:1]
+        return kept[: studies.MAX_METHODS]
+    return [m for m in studies.DEFAULT_METHODS if m in available] or available[:1]
 
 
 def layout(**_query) -> html.Div:
     ids = solvers.benchmarks()
-    benchmark = conv.DEFAULT_BENCHMARK if conv.DEFAULT_BENCHMARK in ids else (ids[0] if ids else None)
+    benchmark = studies.DEFAULT_BENCHMARK if studies.DEFAULT_BENCHMARK in ids else (ids[0] if ids else None)
     methods = _methods_for(benchmark)
     controls = html.Div(
         [
             _field("Benchmark", dcc.Dropdown(
                 id="conv-benchmark", clearable=False, value=benchmark,
                 options=[{"label": solvers.describe(b).get("title") or b, "value": b} for b in ids])),
-            _field(f"Methods (at most {conv.MAX_METHODS})", dcc.Dropdown(
+            _field(f"Methods (at most {studies.MAX_METHODS})", dcc.Dropdown(
                 id="conv-methods", options=methods, value=_default_methods(methods), multi=True)),
-            _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=conv.DEFAULT_H, step="any",
+            _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=studies.DEFAULT_H, step="any",
                                                     inputMode="decimal")),
-            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=conv.DEFAULT_LEVELS,
-                                                min=conv.MIN_LEVELS, max=conv.MAX_LEVELS, step=1),
-                   f"h, h/2, ... ({conv.MIN_LEVELS}-{conv.MAX_LEVELS})"),
-            _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=conv.DEFAULT_T_END, step="any",
+            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=studies.DEFAULT_LEVELS,
+                                                min=studies.MIN_LEVELS, max=studies.MAX_LEVELS, step=1),
+                   f"h, h/2, ... ({studies.MIN_LEVELS}-{studies.MAX_LEVELS})"),
+            _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=studies.DEFAULT_T_END, step="any",
                                              inputMode="decimal")),
             html.Div([html.Button("Run", id="conv-run", n_clicks=0, className="button primary"),
                       html.Button("Cancel", id="conv-cancel", n_clicks=0, disabled=True, className="button")],
@@ -74,10 +75,10 @@ def layout(**_query) -> html.Div:
         [
             "Every run ends at the same time T = ceil(t_end / h) h; the error of a run is the maximum over common "
             "sample times of the largest state difference to the reference (rotation matrices entry-wise). "
-            f"Reference: the exact solution where one is known (angular_velocity), else {conv.REF_METHOD} at the "
-            f"smallest step / {conv.REF_FACTOR}. Orders are least-squares slopes in log-log; hollow markers are "
+            f"Reference: the exact solution where one is known (angular_velocity), else {studies.REF_METHOD} at the "
+            f"smallest step / {studies.REF_FACTOR}. Orders are least-squares slopes in log-log; hollow markers are "
             "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time. "
-            f"Caps: {conv.MAX_STEPS_PER_RUN:,} steps per run, {conv.MAX_TOTAL_STEPS:,} steps per study.",
+            f"Caps: {studies.MAX_STEPS_PER_RUN:,} steps per run, {studies.MAX_TOTAL_STEPS:,} steps per study.",
         ],
         style={"color": "#6b7280", "fontSize": "0.9rem", "margin": "0.6rem 0 0"},
     )
@@ -156,7 +157,7 @@ def update_methods(benchmark, selected):
 def request_study(_n_clicks, benchmark, methods, h, levels, t_end):
     """Validate the form (including the work caps); only a valid request reaches the background job."""
     try:
-        p = conv.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
+        p = studies.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
     request = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
@@ -196,7 +197,7 @@ def run_study(set_progress, request):
             last[0] = now
             set_progress((fraction, status("running", f"Running {text}: {100 * fraction:.0f} % of all steps")))
 
-    study = conv.run_study(request, report)
+    study = studies.run_study(request, report)
     if study["status"] != "ok":
         return conv.order_figure(None), conv.work_precision_figure(None), [], status("error", study["message"]), 0
     n = len(study["runs"])

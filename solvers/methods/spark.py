@@ -519,7 +519,7 @@ def gamma_opt(run: Runner, benchmark: str, params: dict[str, Any], h: float, ste
     (the sub-runs answer to the caller's progress and cancel, and count in its CPU time). Returns the value and
     its data."""
     t_end = steps * h
-    params = {k: v for k, v in (params or {}).items() if not k.startswith("_")}  # resolved params carry "_given"
+    params = dict(params or {})
     base = {"s": s, **(newton or {})}
     ref = run(benchmark, "spark", h / OPT_REF_FACTOR, t_end, params=params, options={**base, "gamma": 0.0},
               save_every=OPT_REF_FACTOR)

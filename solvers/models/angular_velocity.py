@@ -157,12 +157,10 @@ def build(p: dict[str, Any]) -> Model:
         R = rotations(states[:, :3])
         return np.concatenate([np.zeros((R.shape[0], 1, 3)), R.transpose(0, 2, 1)], axis=1)
 
-    extra = {
-        "domain_message": "the rotation vector reached the singularity |theta| = 2 k pi of seed 002's kinematics "
-                          "(eq. 12); seed 002's switch (rotvec_rk45_switch, rk4's switch option) avoids it",
-        "state_note": singularity_note,
-    }
-    return Model("rotvec", data, np.zeros(3), unpack, points, ("origin", "e1", "e2", "e3"), extra)
+    return Model("rotvec", data, np.zeros(3), unpack, points, ("origin", "e1", "e2", "e3"),
+                 domain_message="the rotation vector reached the singularity |theta| = 2 k pi of seed 002's "
+                 "kinematics (eq. 12); seed 002's switch (rotvec_rk45_switch, rk4's switch option) avoids it",
+                 state_note=singularity_note)
 
 
 BENCHMARK = Benchmark(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -97,7 +97,10 @@ class Model:
     unpack: Callable[[np.ndarray], dict[str, np.ndarray]]
     points: Callable[[np.ndarray], np.ndarray]
     point_names: tuple[str, ...]
-    extra: dict[str, Any] = field(default_factory=dict)
+    # why a method's DOMAIN status fails a run on this model, and a note on the state where it did (the driver's
+    # message; angular_velocity: the rotation vector's singularity)
+    domain_message: str = ""
+    state_note: Callable[[np.ndarray], str] | None = None
     scales: Scales | None = None  # None: no plausibility warnings (e.g. no potential, no constraints)
 
 
@@ -139,7 +142,6 @@ class Benchmark:
             if value is None and spec.default is not None:
                 raise ValueError(f"parameter {name!r}: got None; give {spec._shape_text(True)}")
             out[name] = None if value is None else spec.validate(name, value)
-        out["_given"] = frozenset(params)
         return out
 
     def describe(self) -> dict[str, Any]:

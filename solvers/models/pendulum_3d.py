@@ -67,7 +67,6 @@ def build(p: dict[str, Any]) -> Model:
         unpack,
         points,
         ("pivot", "centre of mass", "body x", "body y", "body z"),
-        extra={"J_pivot": J},
         scales=Scales(float(np.linalg.norm(rho)), -m * p["g"] * float(np.linalg.norm(rho)),
                       0.01 * float(np.linalg.norm(rho))),
     )

@@ -55,7 +55,6 @@ def build(p: dict[str, Any]) -> Model:
         lambda st: rigid.unpack(data, st),
         points,
         ("O", "A", "B"),
-        extra={"mass": m, "inertia": J},
         # lowest potential: both rods hanging along +e3, centres of mass at depths l/2 and 3l/2
         scales=Scales(4 * half, -m * p["g"] * 4 * half, 0.01 * 4 * half),
     )

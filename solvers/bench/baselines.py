@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels, lie
-from .models import rigid
-from .models import spatial_double_pendulum as sdp
-from .registry import METHODS
+from .. import kernels, lie
+from ..models import rigid
+from ..models import spatial_double_pendulum as sdp
+from ..registry import METHODS
 
 BENCHMARK = "spatial_double_pendulum"
 
@@ -37,7 +37,7 @@ def seed_model(params: Mapping[str, Any] | None = None):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# SO(3) pieces in plain NumPy, with the switch-over thresholds and series of solvers.lie
+# SO(3) pieces in plain NumPy, on solvers.lie's coefficient functions
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -45,51 +45,8 @@ def _hat(w: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
-def _horner(coefs: Sequence[float], x2: float) -> float:
-    p = 0.0
-    for c in reversed(coefs):
-        p = c + x2 * p
-    return p
-
-
-def _sinc1(x: float) -> float:
-    if x < lie.SINC1_SERIES_BELOW:
-        x2 = x * x
-        return 1.0 - x2 / 6.0 + x2 * x2 / 120.0 - x2 * x2 * x2 / 5040.0
-    return np.sin(x) / x
-
-
-def _cosc2(x: float) -> float:
-    if x < lie.COSC2_SERIES_BELOW:
-        x2 = x * x
-        return 0.5 - x2 / 24.0 + x2 * x2 / 720.0
-    s = np.sin(0.5 * x) / x
-    return 2.0 * s * s
-
-
-def _sinc3(x: float) -> float:
-    if x < lie.SINC3_SERIES_BELOW:
-        x2 = x * x
-        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0 - x2 * x2 * x2 / 362880.0
-    return (x - np.sin(x)) / (x * x * x)
-
-
-def _c(x: float) -> float:
-    """c(x) = (1 - (x/2) cot(x/2))/x^2, the W^2 coefficient of T^-1."""
-    if x < lie.C_SERIES_BELOW:
-        x2 = x * x
-        return 1.0 / 12.0 + x2 / 720.0 + x2 * x2 / 30240.0
-    h = 0.5 * x
-    return (1.0 - h * np.cos(h) / np.sin(h)) / (x * x)
-
-
-def _c3(x: float) -> float:
-    """c3(x) = c'(x)/x."""
-    if x < lie.C3_SERIES_BELOW:
-        return _horner(lie._C3_SERIES, x * x)
-    s = np.sin(0.5 * x)
-    x2 = x * x
-    return (x * np.sin(x) + 4.0 * np.cos(x) + x2 - 4.0) / (4.0 * s * s * x2 * x2)
+# lie.py's coefficient functions with their small-angle series, uncompiled (numba's py_func: the same source)
+_sinc1, _cosc2, _sinc3, _c, _c3 = (f.py_func for f in (lie.sinc1, lie.cosc2, lie.sinc3, lie.c_coef, lie.c3_coef))
 
 
 def _poly(w: np.ndarray, a: float, b: float) -> np.ndarray:
@@ -452,7 +409,7 @@ def speed_comparison(
     The motion is chaotic (errors grow about tenfold every 3 s), so errors at t_end = 50 s compare nothing but
     the chaos; the errors at ``check_time`` are the meaningful ones.
     """
-    from . import api
+    from .. import api
 
     methods = [m for m in (methods or ("rattlie", "lgvi", "lgvi_lagrangian", "lie_galpha", "rk4"))
                if m in api.methods(BENCHMARK)]

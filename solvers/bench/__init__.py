@@ -2,7 +2,7 @@
 
     python -m solvers.bench            # all pairs, compile times measured in fresh processes
     python -m solvers.bench --no-compile --repeat 5
-    python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.baselines)
+    python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.bench.baselines)
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
 ``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 
-from . import api
-from .registry import BENCHMARKS, METHODS, applies
+from .. import api
+from ..registry import BENCHMARKS, METHODS, applies
 
 _WARM = (
     "import time; t = time.perf_counter(); import solvers; solvers.warmup(False); "
@@ -103,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     comp = {} if args.no_compile else compile_times()
     base = None
     if args.baselines:
+        from ..result import _plain
         from . import baselines
-        from .result import _plain
 
         base = baselines.speed_comparison(repeat=args.repeat, numpy_steps=args.numpy_steps)
     if args.json:
@@ -135,7 +135,3 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(baselines.format_comparison(base))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
