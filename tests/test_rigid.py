@@ -129,3 +129,22 @@ def test_joints_join_free_bodies_only():
     with pytest.raises(ValueError, match="free bodies only"):
         rigid.make_data([1.0], [np.eye(3)], _G, [(0, [0.0, 0.0, 0.0], -1, [0.0, 0.0, 0.0])],
                         pinned=[([0.0, 0.0, 0.0], [0.0, 0.0, 1.0])])
+
+
+def test_saddle_matrix_is_the_dense_block_system():
+    """joints.saddle_matrix (lgvi's and lie_galpha's dense solves) against the same matrix built with NumPy."""
+    from solvers.models import joints
+
+    rng = np.random.default_rng(7)
+    pinned = np.array([1, 0], dtype=np.int64)
+    v_off = np.array([0, 3, 9], dtype=np.int64)
+    nv, nm = 9, 4
+    Hrot, trans = rng.normal(size=(2, 3, 3)), np.array([0.0, 2.5])
+    C, D, E = rng.normal(size=(nv, nm)), rng.normal(size=(nm, nv)), rng.normal(size=(nm, nm))
+    H = np.zeros((nv, nv))
+    H[:3, :3], H[3:6, 3:6], H[6:, 6:] = Hrot[0], Hrot[1], 2.5 * np.eye(3)
+    K = np.full((nv + nm + 2, nv + nm + 2), 7.0)  # larger and dirty: only the leading n x n block is written
+    joints.saddle_matrix(K, nv, nm, Hrot, trans, pinned, v_off, C, False, D, E, True)
+    np.testing.assert_array_equal(K[:13, :13], np.block([[H, C], [D, E]]))
+    joints.saddle_matrix(K, nv, nm, Hrot, trans, pinned, v_off, C.T.copy(), True, D, E, False)
+    np.testing.assert_array_equal(K[:13, :13], np.block([[H, C], [D, np.zeros((nm, nm))]]))

@@ -112,7 +112,7 @@ from numba import njit
 
 from .. import kernels, lie
 from ..linalg import inv3_into, lu_solve_inplace
-from ..models import dispatch, rigid
+from ..models import dispatch, joints, rigid
 from .base import NEWTON_OPTIONS, Method, Option
 
 BODY = rigid.BODY
@@ -226,24 +226,9 @@ def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full, pinned, v_off):
                 x[c] = s
             return True
     # dense fallback
+    joints.saddle_matrix(full, nv, m, Arot, atr, pinned, v_off, Cm, False, Dm, Em, True)
     for p in range(n):
-        for q in range(n):
-            full[p, q] = 0.0
         x[p] = -r[p]
-    for i in range(nb):
-        o = v_off[i]
-        for p in range(3):
-            for q in range(3):
-                full[o + p, o + q] = Arot[i, p, q]
-            if not pinned[i]:
-                full[o + 3 + p, o + 3 + p] = atr[i]
-    for p in range(nv):
-        for q in range(m):
-            full[p, nv + q] = Cm[p, q]
-            full[nv + q, p] = Dm[q, p]
-    for p in range(m):
-        for q in range(m):
-            full[nv + p, nv + q] = Em[p, q]
     return lu_solve_inplace(full, x, n)
 
 

@@ -264,28 +264,43 @@ def schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, in
 
 
 @njit(cache=True)
-def full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
-                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
-                v_off: np.ndarray) -> bool:
-    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
-    pinned body); sol in kr."""
+def saddle_matrix(K: np.ndarray, nv: int, nm: int, Hrot: np.ndarray, trans: np.ndarray, pinned: np.ndarray,
+                  v_off: np.ndarray, C: np.ndarray, c_transposed: bool, D: np.ndarray, E: np.ndarray,
+                  has_e: bool) -> None:
+    """The rigid machinery's dense saddle-point matrix K[:n, :n] = [[H, C], [D, E]] (n = nv + nm) with
+    H = blockdiag(Hrot_i, trans_i I_3) (Hrot_i alone for a pinned body; body i at v_off[i]); C is given as
+    nv x nm, or as its transpose (nm x nv) when ``c_transposed``; E = 0 unless ``has_e``. For the dense solves
+    of lgvi and lie_galpha (their structured solves fall back to it)."""
     n = nv + nm
     for r in range(n):
         for c in range(n):
             K[r, c] = 0.0
-    for i in range(mass.shape[0]):
+    for i in range(trans.shape[0]):
         o = v_off[i]
         for r in range(3):
             for c in range(3):
                 K[o + r, o + c] = Hrot[i, r, c]
             if not pinned[i]:
-                K[o + 3 + r, o + 3 + r] = mass[i]
+                K[o + 3 + r, o + 3 + r] = trans[i]
     for r in range(nm):
         for c in range(nv):
-            K[c, nv + r] = Bl[r, c]
-            K[nv + r, c] = Br[r, c]
+            K[c, nv + r] = C[r, c] if c_transposed else C[c, r]
+            K[nv + r, c] = D[r, c]
+    if has_e:
+        for r in range(nm):
+            for c in range(nm):
+                K[nv + r, nv + c] = E[r, c]
+
+
+@njit(cache=True)
+def full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
+               rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
+               v_off: np.ndarray) -> bool:
+    """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
+    pinned body); sol in kr."""
+    saddle_matrix(K, nv, nm, Hrot, mass, pinned, v_off, Bl, True, Br, Br, False)
     for r in range(nv):
         kr[r] = rhs1[r]
     for r in range(nm):
         kr[nv + r] = rhs2[r]
-    return lu_solve_inplace(K, kr, n)
+    return lu_solve_inplace(K, kr, nv + nm)
