@@ -363,9 +363,28 @@ class RunCache:
             self.put(key, result)
         return key, result, False
 
+    def memo(self, kind: str, payload: Mapping[str, Any], compute: Callable[[], dict]) -> tuple[dict, bool]:
+        """(result, from_cache) of a whole page job (``kind``: "study", "experiment") keyed by its plain
+        ``payload`` and the code version; computed once at a time like :meth:`run`; only results with status
+        "ok" are stored (a cancelled or stopped job is computed again next time)."""
+        canonical = json.dumps({"kind": kind, "payload": _canonical(dict(payload)), "version": self.version},
+                               sort_keys=True, separators=(",", ":"))
+        key = f"{kind}:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+        hit = self.get(key)
+        if hit is not None:
+            return hit, True
+        with self._computing(key):
+            hit = self.get(key)
+            if hit is not None:
+                return hit, True
+            result = compute()
+            if result.get("status") == "ok":
+                self._cache.set(key, result)
+        return result, False
+
     @contextlib.contextmanager
     def _computing(self, key: str):
-        with open(self._locks / f"{key[:3]}.lock", "a+") as fh:  # closing the file releases the lock
+        with open(self._locks / f"{key[-3:]}.lock", "a+") as fh:  # closing the file releases the lock
             fcntl.flock(fh, fcntl.LOCK_EX)
             yield
 

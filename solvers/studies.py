@@ -216,7 +216,7 @@ def _finite(x: Any) -> float | None:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], None]) -> Result:
+def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], object]) -> Result:
     """One run, saving every ``stride * n / n0``-th step: its samples are exactly the common times."""
     return api.simulate(p["benchmark"], method, h=h, t_end=p["t_final"], save_every=p["stride"] * n // p["n0"],
                             progress=report)
@@ -225,8 +225,8 @@ def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], 
 def run_study(config: dict, progress: Progress | None = None) -> dict:
     """Run the study (reference first, then every method at every step) and return plain JSON-able data.
 
-    ``progress(fraction, text)`` gets the fraction of all steps done; cancelling is done by killing the process.
-    Invalid input gives ``status == "error"`` with the message.
+    ``progress(fraction, text)`` gets the fraction of all steps done; returning False stops the study (status
+    "cancelled", the runs done so far kept). Invalid input gives ``status == "error"`` with the message.
     """
     started = time.perf_counter()
     try:
@@ -238,14 +238,18 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
     total = float(p["total_steps"])
     done = [0.0]
 
-    def reporter(n: int, text: str) -> Callable[[float], None]:
+    def reporter(n: int, text: str) -> Callable[[float], object]:
         base = done[0]
 
-        def report(fraction: float) -> None:
-            if progress is not None:
-                progress(min(1.0, (base + fraction * n) / total), text)
+        def report(fraction: float) -> object:
+            return None if progress is None else progress(min(1.0, (base + fraction * n) / total), text)
 
         return report
+
+    def stopped(runs: list) -> dict:
+        return {**p, "status": "cancelled", "message": f"stopped by the caller after {len(runs)} of "
+                f"{len(p['methods']) * len(p['hs'])} runs", "runs": runs, "fits": {}, "reference": ref_data,
+                "elapsed": time.perf_counter() - started}
 
     ref = p["reference"]
     ref_data: dict[str, Any] = {**ref}
@@ -260,6 +264,8 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
                             reporter(ref["steps"], f"reference {REF_METHOD} at h_ref = {ref['h']:.3g}"))
         done[0] += ref["steps"]
         ref_data.update(status=ref_res.status, message=ref_res.message, cpu_time=ref_res.cpu_time)
+        if "cancelled" in (res2.status, ref_res.status):
+            return stopped([])
         if not (ref_res.ok and res2.ok):
             bad = ref_res if not ref_res.ok else res2
             msg = f"The reference run ({REF_METHOD}) did not reach t = {p['t_final']:g}: {bad.message}"
@@ -287,8 +293,9 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
             res = _simulate(p, method, h, n, reporter(n, label))
             wall = time.perf_counter() - t0
             done[0] += n
-            if progress is not None:
-                progress(min(1.0, done[0] / total), label)
+            if res.status == "cancelled" or (progress is not None and progress(min(1.0, done[0] / total), label)
+                                             is False):
+                return stopped(runs)
             if ref_res is None:  # exact solution: every saved sample counts (for fixed steps: the common times)
                 errs = np.asarray(getattr(res, ref["diagnostic"]))
                 compared = len(errs)

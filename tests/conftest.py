@@ -56,9 +56,19 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory):
     """Base URL of the dashboard served by gunicorn (2 workers, --preload) in a subprocess."""
-    tmp = tmp_path_factory.mktemp("live_server")
+    yield from _serve(tmp_path_factory.mktemp("live_server"), {})
+
+
+@pytest.fixture(scope="session")
+def capped_server(tmp_path_factory):
+    """The dashboard with a per-server cap of ONE job and a 1 s queue (app.limits), for the caps' browser test."""
+    yield from _serve(tmp_path_factory.mktemp("capped_server"),
+                      {"INTEGRATOR_LAB_MAX_SERVER_JOBS": "1", "INTEGRATOR_LAB_QUEUE_SECONDS": "1"})
+
+
+def _serve(tmp, extra_env: dict[str, str]):
     port = _free_port()
-    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache")}
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache"), **extra_env}
     env.pop("INTEGRATOR_LAB_SECRET_KEY", None)  # exercise the generated, shared key
     log_path = tmp / "gunicorn.log"
     cmd = [

@@ -88,3 +88,41 @@ def test_health_report(tmp_path, monkeypatch):
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens on port 1
     report = health.checks(tmp_path)
     assert report["backend"] == "celery" and report["redis"] is False and report["status"] == "unhealthy"
+
+
+def test_page_job_helper_throttles_stops_at_the_deadline_and_detects_dead_jobs(tmp_path, monkeypatch):
+    from app import background, config
+
+    monkeypatch.setenv("INTEGRATOR_LAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("INTEGRATOR_LAB_MAX_JOB_SECONDS", "0.3")
+    background.run_cache.cache_clear()
+    assert config.cache_dir() == tmp_path
+    shown = []
+    request = {"study": {}, **background.request_meta("session-a", 0)}
+    running = {"props": {"className": "status-running"}}
+    with background.page_job(request, lambda f, text: shown.append((f, text))) as job:
+        assert background.job_died(request, 0, running)  # started, not finished: were it to end now, it died
+        assert job.report(0.1, "a") and job.report(0.2, "b")  # True within the wall time; "b" throttled
+        assert shown == [(0.1, "a")]
+        time.sleep(0.35)
+        assert job.report(0.3, "c") is False and job.timed_out
+        assert job.over_time.startswith("stopped at this server's wall-time limit of 0.3 s per job")
+    assert not background.job_died(request, 0, running)  # it recorded that it finished
+    assert not background.job_died(request, 1, running)  # cancelled by the user: not dead either
+    assert background.refused(limits.LimitError("x.")) == "Nothing was run: x."
+    background.run_cache.cache_clear()
+
+
+def test_a_study_stops_when_its_progress_says_so():
+    from solvers import studies
+
+    calls = []
+
+    def progress(fraction: float, text: str) -> bool:
+        calls.append(text)
+        return len(calls) < 3
+
+    out = studies.run_study({"benchmark": "planar_pendulum", "methods": ["rk4"], "h": 0.01, "levels": 3,
+                             "t_end": 1.0}, progress)
+    assert out["status"] == "cancelled" and out["message"].startswith("stopped by the caller after")
+    assert len(out["runs"]) < 3

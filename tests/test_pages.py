@@ -151,7 +151,7 @@ def test_study_with_the_exact_reference_uses_the_rotation_error():
 
 
 def test_runs_at_the_reference_accuracy_are_shown_but_not_fitted(monkeypatch):
-    monkeypatch.setattr(conv, "REF_MARGIN", 1e12)  # pretend the reference is poor
+    monkeypatch.setattr(studies, "REF_MARGIN", 1e12)  # pretend the reference is poor
     s = studies.run_study({**GOOD, "methods": ["rk4"]})
     assert s["status"] == "ok" and all(not r["fitted"] for r in s["runs"])
     assert all("reference's accuracy" in r["note"] for r in s["runs"]) and s["fits"]["rk4"]["order"] is None
@@ -390,7 +390,7 @@ def test_convergence_page_refuses_too_much_work_and_cancels(page, live_server, r
     assert "over the cap of 1,000,000 steps per run" in message.inner_text()
     assert page.is_enabled("#conv-run") and page.is_disabled("#conv-cancel")
 
-    # a long study (about 3.9 million steps of four implicit/explicit methods): cancel it while it runs
+    # a study of 318,000 steps of four implicit/explicit methods: cancel it while it runs
     page.fill("#conv-h", "0.008")
     page.fill("#conv-levels", "6")
     page.fill("#conv-t-end", "4")
@@ -506,3 +506,54 @@ def test_navigation_header_reaches_both_pages(page, live_server):
     page.click("#nav-papers")
     page.wait_for_selector("#preset-seed000")
     assert math.isclose(page.eval_on_selector("#papers-progress", "e => e.value"), 0.0)
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("browser")
+def test_every_page_obeys_the_server_cap_with_the_same_message(browser, capped_server, record_property):
+    """Per-server cap 1: a Convergence study in one browser session holds the server's only slot; a Papers
+    preset and a Run-page run in another session wait for it (the queue, 1 s here) and are then refused with
+    the same sentence."""
+    sessions = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    try:
+        first, second = (s.new_page() for s in sessions)
+        first.goto(capped_server + "convergence")
+        first.wait_for_selector("#conv-order-graph .main-svg")
+        first.fill("#conv-h", "0.008")
+        first.fill("#conv-levels", "6")
+        first.fill("#conv-t-end", "30")  # 2,385,000 steps of four methods: several seconds of work
+        choose(first, "conv-methods", ["rk4", "rattlie", "lgvi", "lie_galpha"])
+        first.click("#conv-run")
+        first.wait_for_selector("#conv-status .status-running:has-text('% of all steps')",
+                                timeout=PROGRESS_TIMEOUT_MS)
+
+        second.goto(capped_server + "papers")
+        second.wait_for_selector("#preset-seed000")
+        second.fill("#papers-t-end", "3")
+        _watch_status(second, "papers-status")
+        _watch_status(first, "conv-status")
+        second.click("#preset-seed000 button")
+        try:
+            second.wait_for_selector("#papers-status .status-error", timeout=30_000)
+        except PlaywrightTimeout:
+            pytest.fail(f"papers: {second.evaluate('window.__statuses')}; convergence: "
+                        f"{first.evaluate('window.__statuses')}")
+        papers_text = second.locator("#papers-status").inner_text()
+
+        second.goto(capped_server)
+        second.wait_for_selector("#run")
+        second.click("#run")
+        second.wait_for_selector("#status .status-error", timeout=30_000)
+        run_text = second.locator("#status").inner_text()
+
+        busy = ("Nothing was run: The server is busy (1 jobs running) and no slot freed up within 1 s: try again in "
+                "a moment.")
+        assert papers_text == run_text == busy
+        assert first.locator("#conv-status .status-running").count() == 1  # the study was never disturbed
+        first.click("#conv-cancel")
+        first.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
+        record_property("timing", "caps: the second session's Papers and Run jobs refused while the first's "
+                                  "Convergence study held the server's slot")
+    finally:
+        for s in sessions:
+            s.close()

@@ -1,31 +1,28 @@
 """The convergence page (``/convergence``): methods x step sizes on one benchmark as one background job; error
-against h with fitted orders, and a work-precision diagram. The work is in app.convergence."""
+against h with fitted orders, and a work-precision diagram. The study is solvers.studies, the figures
+app.convergence, the job plumbing app.background."""
 
 from __future__ import annotations
 
 import logging
-import time
 
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 import solvers
+from app import background, limits
 from app import convergence as conv
+from app.layout import status
 from solvers import studies
 
 dash.register_page(__name__, path="/convergence", name="Convergence", title="Integrator Lab: convergence", order=1)
 
 log = logging.getLogger(__name__)
 
-PROGRESS_INTERVAL = 0.25  # s between progress reports written to the job store
 IDLE = "Choose a benchmark, methods and steps, then press Run."
 _GRAPH = {"height": "430px", "background": "#fff", "border": "1px solid #e5e7eb", "borderRadius": "8px"}
 _CELL = {"padding": "0.25rem 0.6rem", "borderBottom": "1px solid #e5e7eb", "textAlign": "left",
          "verticalAlign": "top"}
-
-
-def status(kind: str, text: str) -> html.Span:
-    return html.Span(text, className=f"status-{kind}")
 
 
 def _field(label: str, control, hint: str = "") -> html.Div:
@@ -152,17 +149,19 @@ def update_methods(benchmark, selected):
     State("conv-h", "value"),
     State("conv-levels", "value"),
     State("conv-t-end", "value"),
+    State("session-id", "data"),
+    State("conv-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_study(_n_clicks, benchmark, methods, h, levels, t_end):
+def request_study(_n_clicks, benchmark, methods, h, levels, t_end, session, cancels):
     """Validate the form (including the work caps); only a valid request reaches the background job."""
     try:
         p = studies.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
-    request = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
-    return request, status("running", f"Starting: {len(p['methods']) * p['levels']} runs, "
-                                      f"{p['total_steps']:,} steps in all…"), 0
+    study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
+    return {"study": study, **background.request_meta(session, cancels)}, \
+        status("running", f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…"), 0
 
 
 def _job_failed(exc: Exception):
@@ -188,21 +187,32 @@ def _job_failed(exc: Exception):
     prevent_initial_call=True,
 )
 def run_study(set_progress, request):
-    """The whole study in one job; its only argument is the request, so identical studies share a cached result."""
-    last = [-1.0]
+    """The whole study in one job (app.background.page_job: the caps and the wall time of every page); a study
+    already computed under this code version is served from the result cache."""
+    def show(fraction: float | None, text: str) -> None:
+        set_progress((fraction or 0, status("running", text)))
 
-    def report(fraction: float, text: str) -> None:
-        now = time.monotonic()
-        if now - last[0] >= PROGRESS_INTERVAL:
-            last[0] = now
-            set_progress((fraction, status("running", f"Running {text}: {100 * fraction:.0f} % of all steps")))
+    empty = conv.order_figure(None), conv.work_precision_figure(None), []
+    try:
+        with background.page_job(request, show) as job:
+            def report(fraction: float, text: str) -> bool:
+                return job.report(fraction, f"Running {text}: {100 * fraction:.0f} % of all steps")
 
-    study = studies.run_study(request, report)
+            study, _hit = background.run_cache().memo("study", request["study"],
+                                                      lambda: studies.run_study(request["study"], report))
+            timed_out = job.timed_out
+    except limits.LimitError as exc:
+        return (*empty, status("error", background.refused(exc)), 0)
+    if study["status"] == "cancelled":
+        return (*empty, status("cancelled", f"The study was {job.limit_text if timed_out else 'cancelled'}: "
+                                            "press Run again with fewer steps or methods."), 0)
     if study["status"] != "ok":
-        return conv.order_figure(None), conv.work_precision_figure(None), [], status("error", study["message"]), 0
+        return (*empty, status("error", study["message"]), 0)
     n = len(study["runs"])
     text = f"Done: {n} runs in {study['elapsed']:.2f} s. " + "; ".join(conv.fits_summary(study)) + "."
-    kind = "done"
     if study["message"]:
         text += f" Problems: {study['message']}"
-    return (conv.order_figure(study), conv.work_precision_figure(study), details(study), status(kind, text), 1)
+    return (conv.order_figure(study), conv.work_precision_figure(study), details(study), status("done", text), 1)
+
+
+background.watch_for_dead_jobs("conv-status", "conv-request", "conv-cancel", button="Run")

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import dash
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
+from app import background, limits
 from app import papers_view as pv
+from app.layout import status
 
 dash.register_page(__name__, path="/papers", name="Papers", title="Integrator Lab: papers", order=2)
 
 log = logging.getLogger(__name__)
 
-PROGRESS_INTERVAL = 0.25  # s
 IDLE = "Press a preset's Run button to reproduce its figures and claims."
 _CARD = {"background": "#fff", "border": "1px solid #e5e7eb", "borderRadius": "8px", "padding": "0.8rem 1rem",
          "marginBottom": "0.8rem"}
@@ -26,10 +28,6 @@ _MUTED = {"color": "#6b7280"}
 _VERDICT_STYLE = {"verdict-yes": {"color": "#15803d", "fontWeight": 600},
                   "verdict-no": {"color": "#b91c1c", "fontWeight": 600},
                   "verdict-none": {"color": "#6b7280"}}
-
-
-def status(kind: str, text: str) -> html.Span:
-    return html.Span(text, className=f"status-{kind}")
 
 
 def _preset_card(d: dict) -> html.Div:
@@ -154,23 +152,35 @@ def results(data: dict) -> list:
     Output("papers-progress", "value"),
     Input({"type": "paper-run", "index": ALL}, "n_clicks"),
     State("papers-t-end", "value"),
+    State("session-id", "data"),
+    State("papers-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_preset(clicks, t_end):
+def request_preset(clicks, t_end, session, cancels):
     """Validate the preset and the optional end time; only a valid request reaches the background job."""
     trigger = ctx.triggered_id
     if not trigger or not any(clicks):
         return no_update, no_update, no_update
     try:
-        request = pv.check_request(trigger["index"], t_end)
+        preset = pv.check_request(trigger["index"], t_end)
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
-    return request, status("running", f"Starting {request['experiment']}…"), 0
+    return {"preset": preset, **background.request_meta(session, cancels)}, \
+        status("running", f"Starting {preset['experiment']}…"), 0
 
 
 def _job_failed(exc: Exception):
     log.error("papers job failed: %s", exc)
     return no_update, status("error", "The experiment failed with an internal error (details in the server log)."), 0
+
+
+def _timed(run: Callable[[], dict]) -> dict:
+    """The experiment's data with when and how long it was computed (a cached result keeps them)."""
+    started = time.perf_counter()
+    data = run()
+    data["computed_in"] = time.perf_counter() - started
+    data["computed_at"] = time.strftime("%H:%M:%S UTC", time.gmtime())
+    return data
 
 
 @callback(
@@ -189,24 +199,32 @@ def _job_failed(exc: Exception):
     prevent_initial_call=True,
 )
 def run_preset(set_progress, request):
-    """One experiment in one job; the request is the only argument, so identical experiments are cached."""
-    started = time.perf_counter()
-    last = [-1.0]
-    name = request.get("experiment", "?")
+    """One experiment in one job (app.background.page_job: the caps and the wall time of every page); an
+    experiment already computed under this code version is served from the result cache."""
+    preset = request["preset"]
+    name = preset.get("experiment", "?")
 
-    def report(fraction: float) -> None:
-        now = time.monotonic()
-        if now - last[0] >= PROGRESS_INTERVAL:
-            last[0] = now
-            set_progress((fraction, status("running", f"Running {name}: {100 * fraction:.0f} %")))
+    def show(fraction: float | None, text: str) -> None:
+        set_progress((fraction or 0, status("running", text)))
 
-    data = pv.run_preset(request, report)
+    try:
+        with background.page_job(request, show) as job:
+            def report(fraction: float) -> bool:
+                return job.report(fraction, f"Running {name}: {100 * fraction:.0f} %")
+
+            data, _hit = background.run_cache().memo("experiment", preset,
+                                                     lambda: _timed(lambda: pv.run_preset(preset, report)))
+            timed_out = job.timed_out
+    except limits.LimitError as exc:
+        return [], status("error", background.refused(exc)), 0
     if data.get("status") == "error":
         return [], status("error", data["message"]), 0
     if data.get("status") == "cancelled":
-        return [], status("cancelled", "Cancelled."), 0
+        return [], status("cancelled", f"{name} was {job.limit_text}." if timed_out else "Cancelled."), 0
     counts = pv.verdict_counts(data)
-    finished = time.strftime("%H:%M:%S UTC", time.gmtime())  # a cached result keeps the time it was computed
-    text = (f"Done: {name} in {time.perf_counter() - started:.1f} s (computed at {finished}); claims: "
+    text = (f"Done: {name} in {data['computed_in']:.1f} s (computed at {data['computed_at']}); claims: "
             + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".")
     return results(data), status("done", text), 1
+
+
+background.watch_for_dead_jobs("papers-status", "papers-request", "papers-cancel", button="the preset's Run")

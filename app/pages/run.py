@@ -11,17 +11,15 @@ keys. Charts, table and 3D view are drawn from the cached results those keys nam
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import time
-import uuid
 
 import dash
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
 
 import solvers
-from app import config, figures, jobs, limits, urlstate
+from app import background, config, figures, jobs, limits, urlstate
 from app.layout import (
     benchmark_info,
     build_layout,
@@ -50,12 +48,6 @@ def layout(**query) -> object:
         page = build_layout(initial_form({}))
         page.children.insert(0, status("error", f"The link could not be read ({exc}); showing the defaults."))
         return page
-
-
-@functools.cache
-def run_cache() -> jobs.RunCache:
-    """The per-run result cache (a handle on the shared directory; every process opens its own)."""
-    return jobs.RunCache(config.cache_dir() / "runs", config.code_version())
 
 
 def _collect(inputs: list[dict]) -> tuple[dict, dict]:
@@ -200,21 +192,21 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, se
     configs, errors = jobs.check_form(form)
     if errors:
         first = next(iter(errors.values()))
-        return no_update, no_update, status("error", f"Nothing was run: {first}"), []
+        return no_update, no_update, status("error", background.refused(first)), []
     try:
         limits.Limits.from_env().check_request(configs)
     except limits.LimitError as exc:
-        return no_update, no_update, status("error", f"Nothing was run: {exc}"), []
+        return no_update, no_update, status("error", background.refused(exc)), []
     started = time.perf_counter()
-    cache = run_cache()
+    cache = background.run_cache()
     keys = [cache.key(c) for c in configs]
     if all(k in cache for k in keys):
         elapsed = time.perf_counter() - started
         done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
         return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
             status("running", "Loading from the cache…"), done
-    # token: names the job's liveness marker (see check_job_end); cancels: tells a cancelled job from a dead one
-    request = {"configs": configs, "session": session, "token": uuid.uuid4().hex, "cancels": cancels}
+    # token: names the job's liveness marker (see app.background); cancels: tells a cancelled job from a dead one
+    request = {"configs": configs, **background.request_meta(session, cancels)}
     return request, no_update, status("running", "Running…"), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
@@ -238,72 +230,43 @@ def _job_failed(exc: Exception):
     prevent_initial_call=True,
 )
 def run_jobs(set_progress, request):
-    """Run every configuration of a validated request that is not cached yet, storing each in the run cache."""
-    cache = run_cache()
-    cache.mark_job(request["token"], "started")
-    try:
-        return _run_jobs(set_progress, request, cache)
-    finally:  # not reached when the process is killed: check_job_end then reports the job as dead
-        cache.mark_job(request["token"], "finished")
-
-
-def _run_jobs(set_progress, request: dict, cache: jobs.RunCache):
+    """Run every configuration of a validated request that is not cached yet, storing each in the run cache,
+    inside the job's slots and wall time (app.background.page_job)."""
     configs = request["configs"]
     started = time.perf_counter()
     fractions = [0.0] * len(configs)
     notes = ["queued"] * len(configs)
     labels = [figures.run_label(c) for c in configs]
 
-    def show(text: str) -> None:
+    def show(_fraction: float | None, text: str) -> None:
         set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
 
-    lim = limits.Limits.from_env()
-    over_time = f"stopped at this server's wall-time limit of {lim.max_job_seconds:g} s per job; partial results kept"
+    cache = background.run_cache()
     keys, cached = [], 0
     try:
-        with limits.job_slot(config.cache_dir(), request.get("session"), lim,
-                             on_wait=lambda waited: show(f"Waiting for a free slot on the server ({waited:.0f} s)…")):
-            deadline = lim.deadline()
+        with background.page_job(request, show) as job:
             for i, run_config in enumerate(configs):
                 notes[i] = "running"
 
                 def report(fraction: float, i=i) -> None:
                     fractions[i] = fraction
                     notes[i] = f"{100 * fraction:.0f} %"
-                    show(f"Running {labels[i]} ({i + 1}/{len(configs)})…")
+                    show(fraction, f"Running {labels[i]} ({i + 1}/{len(configs)})…")
 
                 report(0.0)
-                key, result, hit = cache.run(run_config, report, deadline, over_time)
+                key, result, hit = cache.run(run_config, report, job.deadline, job.over_time)
                 cached += hit
                 fractions[i], notes[i] = 1.0, "cached" if hit else result["status"]
                 keys.append(key)
-                if not deadline():
+                if job.timed_out:
                     break
     except limits.LimitError as exc:
-        return no_update, status("error", f"Nothing was run: {exc}")
+        return no_update, status("error", background.refused(exc))
     return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
             "elapsed": time.perf_counter() - started}, no_update
 
 
-@callback(
-    Output("status", "children", allow_duplicate=True),
-    Input("run", "disabled"),
-    State("job-request", "data"),
-    State("cancel", "n_clicks"),
-    State("status", "children"),
-    prevent_initial_call=True,
-)
-def check_job_end(run_disabled, request, cancels, current):
-    """A background job that ended (Dash re-enables Run) without finishing: its process died (killed, out of
-    memory, worker restarted). Dash then sends no output at all, and the page would say "Running…" forever."""
-    still_running = isinstance(current, dict) and current.get("props", {}).get("className") == "status-running"
-    if run_disabled or not request or not still_running or request.get("cancels") != cancels:
-        return no_update
-    if run_cache().job_state(request["token"]) == "finished":
-        return no_update  # its result is on the way (run_jobs' output, then show_results)
-    log.error("background job %s ended without a result: its process died", request["token"])
-    return status("error", "The job's process died before it finished (killed, or out of memory?): "
-                           "runs that had finished are kept in the cache; press Run again.")
+background.watch_for_dead_jobs("status", "job-request", "cancel", kept=": runs that had finished are kept in the cache")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -311,7 +274,7 @@ def check_job_end(run_disabled, request, cancels, current):
 
 
 def _results(run_keys: dict | None) -> list[dict]:
-    cache = run_cache()
+    cache = background.run_cache()
     out = []
     for key in (run_keys or {}).get("keys", []):
         result = cache.get(key)
