@@ -1,4 +1,6 @@
-"""The run page's layout. Component ids are part of the app's contract (tests and links rely on them).
+"""The run page's layout. Component ids are part of the app's contract (tests and links rely on them); they are
+namespaced ``run-`` (the other pages use ``conv-`` and ``papers-``), and the ones assets/run_page.js needs are
+defined here once (:data:`CHARTS`, :data:`SCENE`) and handed to it in the ``data-ids`` of ``#run-page-ids``.
 
 Everything is driven by the solvers' registry: the benchmark list, each benchmark's parameters
 (``solvers.describe``), the methods that apply (``solvers.methods``) and each method's options
@@ -8,6 +10,7 @@ Everything is driven by the solvers' registry: the benchmark list, each benchmar
 from __future__ import annotations
 
 import base64
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,10 +27,17 @@ DEFAULT_STEP = 0.01
 DEFAULT_T_END = 10
 IDLE_MESSAGE = "Choose a benchmark and methods, then press Run."
 STEP_SLIDER = (-6.0, 0.0)  # log10 range of the step slider
+# the time charts (in the order of the page; run_page.js moves a time cursor on each and links their x-zoom)
+CHARTS = {"trajectory": "run-trajectory-graph", "energy": "run-energy-graph", "constraint": "run-constraint-graph",
+          "orthogonality": "run-orthogonality-graph", "momentum": "run-momentum-graph"}
+# the 3D view and its controls, as run_page.js knows them
+SCENE = {"graph": "run-scene-3d", "play": "run-scene-play", "scrub": "run-scene-scrub", "time": "run-scene-time",
+         "fps": "run-scene-fps"}
+JS_IDS = "run-page-ids"  # the element whose data-ids carries CHARTS and SCENE to run_page.js
 
 
 def status(kind: str, text: str) -> html.Span:
-    """Content of the ``status`` area; ``kind`` is idle, running, done, warning, error or cancelled."""
+    """Content of the ``run-status`` area; ``kind`` is idle, running, done, warning, error or cancelled."""
     return html.Span(text, className=f"status-{kind}")
 
 
@@ -135,15 +145,15 @@ def params_panel(benchmark: str | None, values: Mapping[str, str] | None = None)
     for name, default in d["params"].items():
         doc = d["param_docs"].get(name, "")
         control = dcc.Input(
-            id={"type": "param", "name": name},
+            id={"type": "run-param", "name": name},
             type="text",
             value=values.get(name, format_value(default)),
             placeholder="default" if default is None else "",
             debounce=True,
             className="param-input",
         )
-        fields.append(_field(name, control, {"type": "param-msg", "name": name}, title=doc))
-    return [html.Div(fields, className="param-grid"), message("params-msg")]
+        fields.append(_field(name, control, {"type": "run-param-msg", "name": name}, title=doc))
+    return [html.Div(fields, className="param-grid"), message("run-params-msg")]
 
 
 def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None) -> list:
@@ -155,7 +165,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
         fields = []
         for name, o in d["options"].items():
             current = (values.get(method) or {}).get(name, format_value(o["default"]))
-            oid = {"type": "option", "method": method, "name": name}
+            oid = {"type": "run-option", "method": method, "name": name}
             if o["kind"] == "bool":
                 control = dcc.Dropdown(id=oid, options=["true", "false"], value=current, clearable=False,
                                        className="option-dropdown")
@@ -169,7 +179,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
                 low = "" if o["low"] is None else f"{o['low']:g}"
                 high = "" if o["high"] is None else f"{o['high']:g}"
                 bounds = f" [{low}, {high}]"
-            fields.append(_field(name, control, {"type": "option-msg", "method": method, "name": name},
+            fields.append(_field(name, control, {"type": "run-option-msg", "method": method, "name": name},
                                  title=o["doc"] + bounds))
         blocks.append(
             html.Div(
@@ -190,7 +200,7 @@ def _graph(id_: str, height: int = 340) -> dcc.Graph:
 
 
 def summary_table(rows: list[dict[str, str]]) -> list:
-    """Children of ``summary-table``: header and one row per run (message as a second line when present)."""
+    """Children of ``run-summary-table``: header and one row per run (message as a second line when present)."""
     head = html.Thead(html.Tr([html.Th(label) for _, label in SUMMARY_COLUMNS]))
     body = []
     for row in rows:
@@ -211,7 +221,7 @@ def summary_table(rows: list[dict[str, str]]) -> list:
 
 
 def progress_rows(entries: Sequence[tuple[str, float, str]]) -> list:
-    """Children of ``progress``: one labelled bar per job (label, fraction done, note)."""
+    """Children of ``run-progress``: one labelled bar per job (label, fraction done, note)."""
     return [
         html.Div(
             [html.Span(label, className="progress-label"), html.Progress(value=fraction, max=1),
@@ -232,39 +242,39 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             _field(
                 "Benchmark",
                 dcc.Dropdown(
-                    id="benchmark",
+                    id="run-benchmark",
                     options=[{"label": b.get("title") or b["id"], "value": b["id"]} for b in benchmarks],
                     value=benchmark,
                     clearable=False,
                 ),
-                "benchmark-msg",
+                "run-benchmark-msg",
             ),
             _field(
                 "Methods",
-                dcc.Dropdown(id="methods", options=available, value=form["methods"], multi=True),
-                "methods-msg",
+                dcc.Dropdown(id="run-methods", options=available, value=form["methods"], multi=True),
+                "run-methods-msg",
             ),
             html.Div(
                 [
                     html.Label("Step h [s]", htmlFor="step"),
-                    dcc.Input(id="step", type="number", value=form["h"], step="any", inputMode="decimal"),
-                    dcc.Slider(id="step-slider", min=STEP_SLIDER[0], max=STEP_SLIDER[1], step=0.01,
+                    dcc.Input(id="run-step", type="number", value=form["h"], step="any", inputMode="decimal"),
+                    dcc.Slider(id="run-step-slider", min=STEP_SLIDER[0], max=STEP_SLIDER[1], step=0.01,
                                value=_step_slider_value(form["h"]),
                                marks={v: f"1e{v}" for v in range(int(STEP_SLIDER[0]), int(STEP_SLIDER[1]) + 1, 2)},
                                updatemode="drag", tooltip=None),
-                    message("step-msg"),
+                    message("run-step-msg"),
                 ],
                 className="field step-field",
             ),
             _field(
                 "End time [s]",
-                dcc.Input(id="t-end", type="number", value=form["t_end"], step="any", inputMode="decimal"),
-                "t-end-msg",
+                dcc.Input(id="run-t-end", type="number", value=form["t_end"], step="any", inputMode="decimal"),
+                "run-t-end-msg",
             ),
             html.Div(
                 [
-                    html.Button("Run", id="run", n_clicks=0, className="button primary"),
-                    html.Button("Cancel", id="cancel", n_clicks=0, disabled=True, className="button"),
+                    html.Button("Run", id="run-start", n_clicks=0, className="button primary"),
+                    html.Button("Cancel", id="run-cancel", n_clicks=0, disabled=True, className="button"),
                 ],
                 className="buttons",
             ),
@@ -273,16 +283,16 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
     )
     details = html.Div(
         [
-            html.Div(benchmark_info(benchmark), id="benchmark-info", className="benchmark-info card"),
+            html.Div(benchmark_info(benchmark), id="run-benchmark-info", className="benchmark-info card"),
             html.Details(
                 [html.Summary("Benchmark parameters"),
-                 html.Div(params_panel(benchmark, form.get("params")), id="params-panel")],
+                 html.Div(params_panel(benchmark, form.get("params")), id="run-params-panel")],
                 open=bool(form.get("params")),
                 className="card",
             ),
             html.Details(
                 [html.Summary("Method options"),
-                 html.Div(options_panel(form["methods"], form.get("options")), id="options-panel")],
+                 html.Div(options_panel(form["methods"], form.get("options")), id="run-options-panel")],
                 open=bool(form.get("options")),
                 className="card",
             ),
@@ -291,28 +301,29 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
     )
     actions = html.Div(
         [
-            html.A("Shareable link", id="share-link", href="", className="share-link"),
-            html.Button("Download CSV", id="download-csv-button", n_clicks=0, className="button small"),
-            html.Button("Download JSON", id="download-json-button", n_clicks=0, className="button small"),
-            html.Button("Download configuration", id="download-config-button", n_clicks=0, className="button small"),
-            dcc.Download(id="download"),
+            html.A("Shareable link", id="run-share-link", href="", className="share-link"),
+            html.Button("Download CSV", id="run-download-csv-button", n_clicks=0, className="button small"),
+            html.Button("Download JSON", id="run-download-json-button", n_clicks=0, className="button small"),
+            html.Button("Download configuration", id="run-download-config-button", n_clicks=0,
+                        className="button small"),
+            dcc.Download(id="run-download"),
         ],
         className="actions",
     )
     scene = html.Div(
         [
-            dcc.Graph(id="scene-3d", className="graph scene", config={**GRAPH_CONFIG, "responsive": True},
+            dcc.Graph(id=SCENE["graph"], className="graph scene", config={**GRAPH_CONFIG, "responsive": True},
                       style={"height": "340px"}),
             html.Div(
                 [
-                    html.Button("Play", id="scene-play", className="button small"),
-                    dcc.Input(id="scene-scrub", type="range", min=0, max=1000, step=1, value=0,
+                    html.Button("Play", id=SCENE["play"], className="button small"),
+                    dcc.Input(id=SCENE["scrub"], type="range", min=0, max=1000, step=1, value=0,
                               className="scene-scrub"),
-                    html.Span("t = 0 s", id="scene-time", className="scene-time"),
-                    dcc.Dropdown(id="scene-speed", options=[{"label": f"{s:g}x", "value": s}
+                    html.Span("t = 0 s", id=SCENE["time"], className="scene-time"),
+                    dcc.Dropdown(id="run-scene-speed", options=[{"label": f"{s:g}x", "value": s}
                                                             for s in (0.1, 0.25, 0.5, 1, 2, 5, 10)],
                                  value=1, clearable=False, className="scene-speed", searchable=False),
-                    html.Span("", id="scene-fps", className="scene-fps"),
+                    html.Span("", id=SCENE["fps"], className="scene-fps"),
                 ],
                 className="scene-controls",
             ),
@@ -323,45 +334,46 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             html.Div(
                 [
                     html.Div([html.Label("Components", htmlFor="trajectory-components"),
-                              dcc.Dropdown(id="trajectory-components", multi=True, options=[], value=[])],
+                              dcc.Dropdown(id="run-trajectory-components", multi=True, options=[], value=[])],
                              className="chart-option"),
-                    _graph("trajectory-graph"),
+                    _graph(CHARTS["trajectory"]),
                 ],
                 className="card",
             ),
             html.Div(
                 [
-                    dcc.RadioItems(id="energy-mode", options=[{"label": "signed", "value": "signed"},
+                    dcc.RadioItems(id="run-energy-mode", options=[{"label": "signed", "value": "signed"},
                                                               {"label": "log |.|", "value": "log"}],
                                    value="signed", inline=True, className="chart-option"),
-                    _graph("energy-graph"),
+                    _graph(CHARTS["energy"]),
                 ],
                 className="card",
             ),
-            html.Div(_graph("constraint-graph"), className="card"),
-            html.Div(_graph("orthogonality-graph", 340), className="card"),
-            html.Div(_graph("momentum-graph", 340), className="card"),
+            html.Div(_graph(CHARTS["constraint"]), className="card"),
+            html.Div(_graph(CHARTS["orthogonality"], 340), className="card"),
+            html.Div(_graph(CHARTS["momentum"], 340), className="card"),
     ]
     return html.Div(
         [
             controls,
             details,
             html.Div(
-                [html.Div(status("idle", IDLE_MESSAGE), id="status", role="status", className="status"),
-                 html.Span(id="job-status", className="job-status"),
-                 html.Div(id="progress", className="progress")],
+                [html.Div(status("idle", IDLE_MESSAGE), id="run-status", role="status", className="status"),
+                 html.Span(id="run-job-status", className="job-status"),
+                 html.Div(id="run-progress", className="progress")],
                 className="progress-row",
             ),
             actions,
-            html.Div(html.Table(summary_table([]), id="summary-table", className="summary"),
+            html.Div(html.Table(summary_table([]), id="run-summary-table", className="summary"),
                      className="card table-card"),
             html.Div([scene, *charts], className="charts"),
-            dcc.Store(id="job-request"),
+            dcc.Store(id="run-job-request"),
             dcc.Store(id="run-keys"),
-            dcc.Store(id="scene-data"),
-            dcc.Store(id="x-link"),
-            dcc.Store(id="scene-ready"),
-            dcc.Store(id="scene-speed-store"),
+            dcc.Store(id="run-scene-data"),
+            dcc.Store(id="run-x-link"),
+            dcc.Store(id="run-scene-ready"),
+            dcc.Store(id="run-scene-speed-store"),
+            html.Div(id=JS_IDS, hidden=True, **{"data-ids": json.dumps({"charts": list(CHARTS.values()), **SCENE})}),
         ],
         className="run-page",
     )

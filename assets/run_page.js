@@ -3,15 +3,25 @@
  * - syncStep: the step input and its log10 slider follow each other.
  * - linkX: zooming the time axis of one chart zooms all of them (linked x-zoom).
  * - startScene: the 3D view's animation. A requestAnimationFrame loop interpolates the frames of the
- *   `scene-data` store at real-time speed (times the chosen factor) and restyles the run traces of the
- *   `scene-3d` graph in place; a vertical time cursor on every chart follows it (about 8 updates per
+ *   `run-scene-data` store at real-time speed (times the chosen factor) and restyles the run traces of the
+ *   `run-scene-3d` graph in place; a vertical time cursor on every chart follows it (about 8 updates per
  *   second), and clicking a chart moves the animation to that time.
  * State lives in window.integratorLab (one page, one browser tab): nothing is kept on the server.
  */
 (function () {
   "use strict";
 
-  const CHARTS = ["trajectory-graph", "energy-graph", "constraint-graph", "orthogonality-graph", "momentum-graph"];
+  /* The page's chart and 3D-view ids, defined once in app/layout.py and handed over as JSON in the data-ids
+   * attribute of #run-page-ids (read when first needed: Dash renders the layout after this script runs). */
+  let IDS = null;
+  function ids() {
+    if (!IDS) {
+      const el = document.getElementById("run-page-ids");
+      if (!el) return { charts: [] };
+      IDS = JSON.parse(el.dataset.ids);
+    }
+    return IDS;
+  }
 
   const IL = (window.integratorLab = window.integratorLab || {
     scene: null,
@@ -43,7 +53,7 @@
   /* Restyle every run trace of the 3D view to the state at `time`. */
   function draw(time) {
     const s = IL.scene;
-    const gd = graphDiv("scene-3d");
+    const gd = graphDiv(ids().graph);
     if (!s || !s.runs || !s.runs.length || !gd || !gd.data) return false;
     const n = s.t.length;
     const f = n > 1 ? Math.min(Math.max(time / tMax(), 0), 1) * (n - 1) : 0;
@@ -70,9 +80,9 @@
     }
     if (k > gd.data.length) return false;
     window.Plotly.restyle(gd, { x: xs, y: ys, z: zs }, idx);
-    const label = document.getElementById("scene-time");
+    const label = document.getElementById(ids().time);
     if (label) label.textContent = "t = " + time.toFixed(2) + " s";
-    const scrub = document.getElementById("scene-scrub");
+    const scrub = document.getElementById(ids().scrub);
     if (scrub && document.activeElement !== scrub) scrub.value = String(Math.round((1000 * time) / (tMax() || 1)));
     return true;
   }
@@ -81,7 +91,7 @@
    * own linear-to-pixel map (no Plotly.relayout: redrawing five charts per frame would stall the animation). */
   function setCursor(time) {
     IL.cursor = time;
-    for (const id of CHARTS) {
+    for (const id of ids().charts) {
       const gd = graphDiv(id);
       const host = document.getElementById(id);
       if (!gd || !host) continue;
@@ -118,7 +128,7 @@
     IL.lastTs = null;
     IL.frames = 0;
     IL.fpsSince = performance.now();
-    const button = document.getElementById("scene-play");
+    const button = document.getElementById(ids().play);
     if (button) button.textContent = IL.playing ? "Pause" : "Play";
   }
 
@@ -139,7 +149,7 @@
         IL.fps = (1000 * IL.frames) / since;
         IL.frames = 0;
         IL.fpsSince = ts;
-        const fps = document.getElementById("scene-fps");
+        const fps = document.getElementById(ids().fps);
         if (fps) fps.textContent = IL.fps.toFixed(0) + " fps";
       }
     }
@@ -147,12 +157,12 @@
   }
 
   function wireControls() {
-    const button = document.getElementById("scene-play");
+    const button = document.getElementById(ids().play);
     if (button && !button.dataset.ilWired) {
       button.dataset.ilWired = "1";
       button.addEventListener("click", () => setPlaying(!IL.playing));
     }
-    const scrub = document.getElementById("scene-scrub");
+    const scrub = document.getElementById(ids().scrub);
     if (scrub && !scrub.dataset.ilWired) {
       scrub.dataset.ilWired = "1";
       scrub.addEventListener("input", () => {
@@ -160,7 +170,7 @@
         seek((Number(scrub.value) / 1000) * tMax());
       });
     }
-    for (const id of CHARTS) {
+    for (const id of ids().charts) {
       const gd = graphDiv(id);
       if (gd && gd.on && !gd.ilClick) {
         gd.ilClick = true;
@@ -179,7 +189,7 @@
       syncStep: function (step, slider) {
         const trig = (window.dash_clientside.callback_context.triggered || [])[0];
         const which = trig ? trig.prop_id : "";
-        if (which.startsWith("step-slider")) {
+        if (which.startsWith("run-step-slider")) {
           if (typeof slider !== "number") return [nu(), nu()];
           return [Number(Math.pow(10, slider).toPrecision(3)), nu()];
         }
@@ -203,7 +213,7 @@
         else if (Array.isArray(r["xaxis.range"])) update = r["xaxis.range"];
         else if (r["xaxis.autorange"]) update = "auto";
         if (update === null) return nu();
-        for (const id of CHARTS) {
+        for (const id of ids().charts) {
           if (id === source) continue;
           const gd = graphDiv(id);
           if (!gd || !gd.layout || !gd.data || !gd.data.length) continue;

@@ -5,7 +5,7 @@
 
 Each session is a fresh Playwright context in Debian's chromium: it opens the run page (the default
 configuration, or ``--query`` appended to the URL); once every page is loaded all sessions click Run at the
-same moment, and each waits until the status line says done (``#status .status-done``) and the summary table
+same moment, and each waits until the status line says done (``#run-status .status-done``) and the summary table
 shows the run, or reports an error. ``served`` is the time from the click until the response carrying the table
 and the status arrives (the server's part); the total adds the browser's drawing of the charts.
 The browsers run at niceness ``--browser-nice`` (after the server started here), so that on a small machine
@@ -38,9 +38,11 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-
 # the page is done when the status line says so (app.layout.status: status-done, -error or -cancelled) and, for
 # a finished run, the summary table has a row for it
 DONE_JS = """() => {
-  const s = document.querySelector('#status .status-done, #status .status-error, #status .status-cancelled');
+  const s = document.querySelector(
+    '#run-status .status-done, #run-status .status-error, #run-status .status-cancelled');
   if (!s) return false;
-  return !s.classList.contains('status-done') || document.querySelectorAll('#summary-table td.run-status').length > 0;
+  return !s.classList.contains('status-done')
+    || document.querySelectorAll('#run-summary-table td.run-status').length > 0;
 }"""
 
 
@@ -109,7 +111,7 @@ async def _session(browser, url: str, timeout: float, index: int, gate: _Gate) -
     try:
         try:
             await page.goto(url, timeout=timeout * 1000)
-            await page.wait_for_selector("#run:not([disabled])", timeout=timeout * 1000)
+            await page.wait_for_selector("#run-start:not([disabled])", timeout=timeout * 1000)
         finally:
             gate.arrive()
         await asyncio.wait_for(gate.open.wait(), timeout)
@@ -121,13 +123,13 @@ async def _session(browser, url: str, timeout: float, index: int, gate: _Gate) -
 
         page.on("response", on_response)
         t0 = time.monotonic()
-        await page.click("#run")
+        await page.click("#run-start")
         await page.wait_for_function(DONE_JS, timeout=timeout * 1000, polling=100)
         out["seconds"] = time.monotonic() - t0
         if answered:
             out["served"] = answered[-1] - t0
-        status = await page.text_content("#status") or ""
-        out["ok"] = await page.locator("#status .status-done").count() == 1
+        status = await page.text_content("#run-status") or ""
+        out["ok"] = await page.locator("#run-status .status-done").count() == 1
         out["status"] = status.strip()[:200]
     except Exception as exc:  # a lost result: time-out or page error, reported, not raised
         out["ok"] = False

@@ -18,11 +18,12 @@ from urllib.parse import urlencode
 import pytest
 
 import solvers
+from app import layout
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 RUN_TIMEOUT_MS = 60_000
-CHARTS = ("trajectory-graph", "energy-graph", "constraint-graph", "orthogonality-graph", "momentum-graph")
+CHARTS = tuple(layout.CHARTS.values())
 
 # Per chart: number of traces, points of the first trace, its last time, and any "why empty" annotation.
 CHARTS_JS = """(ids) => Object.fromEntries(ids.map(id => {
@@ -37,7 +38,7 @@ CHARTS_JS = """(ids) => Object.fromEntries(ids.map(id => {
 }))"""
 
 SCENE_JS = """() => {
-    const gd = document.querySelector('#scene-3d .js-plotly-plot');
+    const gd = document.querySelector('#run-scene-3d .js-plotly-plot');
     if (!gd || !gd._fullData) return null;
     return gd._fullData.filter(t => t.type === 'scatter3d' && t.showlegend !== false).map(t => t.name);
 }"""
@@ -51,7 +52,7 @@ def open_page(page, url) -> float:
     """Load the run page; return the seconds until the (empty) energy graph is drawn."""
     start = time.perf_counter()
     page.goto(url)
-    page.wait_for_selector("#energy-graph .main-svg")
+    page.wait_for_selector("#run-energy-graph .main-svg")
     return time.perf_counter() - start
 
 
@@ -69,21 +70,21 @@ def run_and_wait(page, expect_kind: str = "done", clicks: list | None = None, sc
     if clicks is not None:
         clicks.append(start)
     with page.expect_response(draws_results, timeout=RUN_TIMEOUT_MS):
-        page.click("#run")
-    page.wait_for_selector(f"#status .status-{expect_kind}", timeout=RUN_TIMEOUT_MS)
+        page.click("#run-start")
+    page.wait_for_selector(f"#run-status .status-{expect_kind}", timeout=RUN_TIMEOUT_MS)
     # the energy chart and the 3D view have their own callbacks: wait until they show the runs of the table
     page.wait_for_function(
         """(scene) => {
-            const labels = [...document.querySelectorAll('#summary-table tbody tr')]
+            const labels = [...document.querySelectorAll('#run-summary-table tbody tr')]
                 .filter(tr => tr.querySelector('td.run-status')).map(tr => tr.cells[0].textContent);
-            const gd = document.querySelector('#energy-graph .js-plotly-plot');
+            const gd = document.querySelector('#run-energy-graph .js-plotly-plot');
             const notes = gd && gd._fullLayout ? (gd._fullLayout.annotations || []).map(a => a.text) : [];
             const energy = gd && gd._fullData && (
                 JSON.stringify(gd._fullData.map(t => t.name)) === JSON.stringify(labels)
                 || (notes.length > 0 && !notes[0].startsWith('No run yet')));
             if (!labels.length || !energy) return false;
             if (!scene) return true;
-            const s = document.querySelector('#scene-3d .js-plotly-plot');
+            const s = document.querySelector('#run-scene-3d .js-plotly-plot');
             const names = s && s._fullData ? s._fullData.filter(t => t.type === 'scatter3d' && t.showlegend !== false)
                 .map(t => t.name) : [];
             return JSON.stringify(names) === JSON.stringify(labels);
@@ -114,6 +115,7 @@ def choose(page, dropdown_id: str, values: list[str]) -> None:
 
 def field(page, kind: str, name: str, method: str | None = None):
     """The locator of a parameter or option field (Dash renders pattern-matching ids as sorted JSON)."""
+    kind = f"run-{kind}"
     cid = {"type": kind, "name": name} if method is None else {"type": kind, "method": method, "name": name}
     return page.locator(f"[id='{json.dumps(cid, sort_keys=True, separators=(',', ':'))}']")
 
@@ -125,22 +127,22 @@ def test_two_methods_fill_every_chart_and_the_3d_view(page, live_server, benchma
     methods = [m for m in solvers.methods(benchmark) if m != "rotvec_rk45"][:2]
     t_end = min(d["default_t_end"], 2.0)
     open_page(page, link(live_server, benchmark=benchmark, methods=",".join(methods), h=d["default_h"], t_end=t_end))
-    assert page.locator("#benchmark-info").inner_text().startswith(d["title"])
+    assert page.locator("#run-benchmark-info").inner_text().startswith(d["title"])
     elapsed = run_and_wait(page)
 
-    status = page.inner_text("#status")
+    status = page.inner_text("#run-status")
     assert status.startswith("Done"), status
     shown = charts(page)
     labels = [f"{m}, h={d['default_h']:g}" for m in methods]
     if benchmark != "angular_velocity":  # a kinematic test: no energy
-        assert shown["energy-graph"]["names"] == labels
+        assert shown["run-energy-graph"]["names"] == labels
     for chart, info in shown.items():
         assert info["traces"] > 0 or info["notes"], (chart, info)  # drawn, or says why it cannot be
         if info["traces"]:
             assert info["n"] > 10 and info["xmax"] == pytest.approx(t_end, rel=1e-6), (chart, info)
-    assert shown["trajectory-graph"]["traces"] >= len(methods)
+    assert shown["run-trajectory-graph"]["traces"] >= len(methods)
     assert page.evaluate(SCENE_JS) == labels
-    rows = page.locator("#summary-table tbody tr td.run-status").all_inner_texts()
+    rows = page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts()
     assert rows == ["ok"] * len(methods)
     record_property("timing", f"{benchmark} {'+'.join(methods)}: click to charts {elapsed:.2f} s")
 
@@ -161,30 +163,30 @@ def test_default_run_timing_cache_hit_and_payload(page, live_server, record_prop
     open_page(page, live_server)
     page.on("response", measure)
     cold = run_and_wait(page, clicks=clicks)  # the default configuration (cached if an earlier test ran it)
-    page.fill("#t-end", "11")  # a configuration nobody ran: computed warm
+    page.fill("#run-t-end", "11")  # a configuration nobody ran: computed warm
     page.wait_for_timeout(300)
     warm = run_and_wait(page, clicks=clicks, scene=False)
     warm_served = served()
-    assert "computed" in page.inner_text("#status")
+    assert "computed" in page.inner_text("#run-status")
     page.wait_for_timeout(1000)  # let the 3D view finish drawing
-    page.fill("#t-end", "10")  # the default again: served from the run cache, no background job, charts redrawn
+    page.fill("#run-t-end", "10")  # the default again: served from the run cache, no background job, charts redrawn
     page.wait_for_timeout(300)
     hit = run_and_wait(page, clicks=clicks, scene=False)
     hit_served = served()
-    assert "all from the cache" in page.inner_text("#status")
+    assert "all from the cache" in page.inner_text("#run-status")
     page.wait_for_timeout(1000)
-    page.fill("#t-end", "11")
+    page.fill("#run-t-end", "11")
     page.wait_for_timeout(300)
     hit_scene = run_and_wait(page, clicks=clicks)  # cached too: until the 3D view is drawn as well
 
-    page.fill("#step", "0.001")
-    page.fill("#t-end", "50")  # 50,000 steps
+    page.fill("#run-step", "0.001")
+    page.fill("#run-t-end", "50")  # 50,000 steps
     page.wait_for_timeout(300)
     sizes.clear()
     long_run = run_and_wait(page, clicks=clicks)
     page.wait_for_timeout(300)
     payload = sum(sizes)
-    assert page.evaluate(CHARTS_JS, ["energy-graph"])["energy-graph"]["xmax"] == pytest.approx(50.0)
+    assert page.evaluate(CHARTS_JS, ["run-energy-graph"])["run-energy-graph"]["xmax"] == pytest.approx(50.0)
     assert payload < 2_000_000, payload
     assert hit < 1.0  # the bound leaves room for a loaded CI machine; the measured value is reported
     record_property(
@@ -198,52 +200,52 @@ def test_default_run_timing_cache_hit_and_payload(page, live_server, record_prop
 
 def test_cancel_a_long_job(page, live_server, record_property):
     open_page(page, link(live_server, benchmark="spatial_double_pendulum", methods="rattlie", h="1e-5", t_end="100"))
-    page.click("#run")
-    page.wait_for_selector("#progress progress", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_function("() => !document.querySelector('#cancel').disabled", timeout=RUN_TIMEOUT_MS)
+    page.click("#run-start")
+    page.wait_for_selector("#run-progress progress", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function("() => !document.querySelector('#run-cancel').disabled", timeout=RUN_TIMEOUT_MS)
     page.wait_for_function(  # the job reports progress while it runs
-        "() => [...document.querySelectorAll('#progress .progress-note')]"
+        "() => [...document.querySelectorAll('#run-progress .progress-note')]"
         ".some(e => /^[1-9]\\d* %$/.test(e.textContent))",
         timeout=RUN_TIMEOUT_MS,
     )
     start = time.perf_counter()
-    page.click("#cancel")
-    page.wait_for_selector("#status .status-cancelled", timeout=10_000)
-    page.wait_for_function("() => !document.querySelector('#run').disabled", timeout=30_000)
+    page.click("#run-cancel")
+    page.wait_for_selector("#run-status .status-cancelled", timeout=10_000)
+    page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=30_000)
     stopped = time.perf_counter() - start
     page.wait_for_timeout(800)
-    assert page.is_disabled("#cancel")
-    assert charts(page)["energy-graph"]["traces"] == 0  # nothing from the cancelled job was drawn
+    assert page.is_disabled("#run-cancel")
+    assert charts(page)["run-energy-graph"]["traces"] == 0  # nothing from the cancelled job was drawn
     record_property("timing", f"cancel to idle {stopped:.2f} s")
 
 
 def test_shared_link_restores_the_state_in_a_fresh_browser(page, browser, live_server):
     open_page(page, live_server)
-    choose(page, "benchmark", ["pendulum_3d"])
-    choose(page, "methods", ["rk4", "lie_galpha"])
-    page.fill("#step", "0.002")
-    page.fill("#t-end", "3")
+    choose(page, "run-benchmark", ["pendulum_3d"])
+    choose(page, "run-methods", ["rk4", "lie_galpha"])
+    page.fill("#run-step", "0.002")
+    page.fill("#run-t-end", "3")
     page.click("text=Benchmark parameters")
     field(page, "param", "m").fill("12")
     field(page, "param", "m").press("Enter")
     page.click("text=Method options")
     field(page, "option", "rho_inf", "lie_galpha").fill("0.5")
     field(page, "option", "rho_inf", "lie_galpha").press("Enter")
-    page.wait_for_function("() => /rho_inf=0.5/.test(document.querySelector('#share-link').href)")
-    href = page.get_attribute("#share-link", "href")
+    page.wait_for_function("() => /rho_inf=0.5/.test(document.querySelector('#run-share-link').href)")
+    href = page.get_attribute("#run-share-link", "href")
     assert "benchmark=pendulum_3d" in href and "methods=rk4,lie_galpha" in href and "p.m=12" in href
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         fresh = context.new_page()
         open_page(fresh, live_server.rstrip("/") + href)
-        assert fresh.locator("#benchmark").inner_text().startswith("3D pendulum")
-        assert fresh.locator("#methods .dash-dropdown-value-item").all_inner_texts() == ["rk4", "lie_galpha"]
-        assert fresh.input_value("#step") == "0.002"
-        assert fresh.input_value("#t-end") == "3"
+        assert fresh.locator("#run-benchmark").inner_text().startswith("3D pendulum")
+        assert fresh.locator("#run-methods .dash-dropdown-value-item").all_inner_texts() == ["rk4", "lie_galpha"]
+        assert fresh.input_value("#run-step") == "0.002"
+        assert fresh.input_value("#run-t-end") == "3"
         assert field(fresh, "param", "m").input_value() == "12"
         assert field(fresh, "option", "rho_inf", "lie_galpha").input_value() == "0.5"
-        assert fresh.get_attribute("#share-link", "href") == href  # the same state gives the same link
+        assert fresh.get_attribute("#run-share-link", "href") == href  # the same state gives the same link
     finally:
         context.close()
 
@@ -252,14 +254,14 @@ def test_download_csv_and_configuration(page, live_server):
     open_page(page, link(live_server, benchmark="two_link_arm", methods="rk4,spark", h="0.01", t_end="1"))
     run_and_wait(page)
     with page.expect_download() as info:
-        page.click("#download-csv-button")
+        page.click("#run-download-csv-button")
     download = info.value
     assert download.suggested_filename == "integrator-lab-two_link_arm.csv"
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text())))
     assert rows[0][:3] == ["run", "method", "t"] and "constraint_position" in rows[0]
     assert {r[1] for r in rows[1:]} == {"rk4", "spark"} and len(rows) == 1 + 2 * 101
     with page.expect_download() as info:
-        page.click("#download-config-button")
+        page.click("#run-download-config-button")
     config = json.loads(Path(info.value.path()).read_text())
     assert [r["method"] for r in config["runs"]] == ["rk4", "spark"] and config["errors"] == {}
 
@@ -277,28 +279,28 @@ def test_invalid_step_shows_message_and_runs_nothing(page, live_server, step):
 
     page.on("request", watch)
     open_page(page, live_server)
-    page.fill("#step", step)
-    page.click("#run")
+    page.fill("#run-step", step)
+    page.click("#run-start")
 
-    message = page.locator("#status .status-error")
+    message = page.locator("#run-status .status-error")
     message.wait_for()
     assert "Step h" in message.inner_text() and "Nothing was run" in message.inner_text()
-    assert "Step h" in page.inner_text("#step-msg")  # next to the field
+    assert "Step h" in page.inner_text("#run-step-msg")  # next to the field
     page.wait_for_timeout(1500)  # give a (wrongly) started job time to show up
     assert jobs_started == []
-    assert charts(page)["energy-graph"]["traces"] == 0
-    assert page.is_enabled("#run")
+    assert charts(page)["run-energy-graph"]["traces"] == 0
+    assert page.is_enabled("#run-start")
 
 
 def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_property, tmp_path):
     open_page(page, link(live_server, benchmark="spatial_double_pendulum", methods="rattlie,lie_galpha", h="0.002",
                          t_end="5"))
     run_and_wait(page)
-    page.click("#scene-play")
+    page.click("#run-scene-play")
     page.wait_for_timeout(2500)
     state = page.evaluate("() => ({t: window.integratorLab.time, fps: window.integratorLab.fps})")
     assert state["t"] > 0.5 and state["fps"] and state["fps"] > 5, state
-    page.click("#scene-play")  # pause
+    page.click("#run-scene-play")  # pause
     paused = page.evaluate("() => window.integratorLab.time")
     cursors = page.evaluate(
         """(ids) => ids.map(id => {
@@ -318,17 +320,17 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     page.screenshot(path=str(shots / "run-page.png"), full_page=True)
     page.locator(".scene-card").screenshot(path=str(shots / "run-scene.png"))
     assert (shots / "run-page.png").stat().st_size > 10_000
-    page.evaluate("() => Plotly.relayout(document.querySelector('#energy-graph .js-plotly-plot'), "
+    page.evaluate("() => Plotly.relayout(document.querySelector('#run-energy-graph .js-plotly-plot'), "
                   "{'xaxis.range': [1, 2]})")
     page.wait_for_function(
-        """() => ['trajectory-graph', 'constraint-graph', 'momentum-graph'].every(id => {
+        """() => ['run-trajectory-graph', 'run-constraint-graph', 'run-momentum-graph'].every(id => {
             const r = document.querySelector(`#${id} .js-plotly-plot`).layout.xaxis.range;
             return r && Math.abs(r[0] - 1) < 1e-9 && Math.abs(r[1] - 2) < 1e-9; })"""
     )
-    page.evaluate("() => Plotly.relayout(document.querySelector('#energy-graph .js-plotly-plot'), "
+    page.evaluate("() => Plotly.relayout(document.querySelector('#run-energy-graph .js-plotly-plot'), "
                   "{'xaxis.autorange': true})")
     page.wait_for_function(
-        """() => ['trajectory-graph', 'constraint-graph', 'momentum-graph'].every(id =>
+        """() => ['run-trajectory-graph', 'run-constraint-graph', 'run-momentum-graph'].every(id =>
             document.querySelector(`#${id} .js-plotly-plot`).layout.xaxis.autorange === true)"""
     )
 
@@ -338,12 +340,12 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
 def test_diverged_run_is_a_clear_message_with_its_partial_results(page, live_server):
     open_page(page, link(live_server, benchmark="natural_double_pendulum", methods="rk4,spark", h="0.3", t_end="20"))
     run_and_wait(page, expect_kind="error")
-    text = page.inner_text("#status")
+    text = page.inner_text("#run-status")
     assert "rk4, h=0.3: diverged: diverged at t =" in text and "partial results are plotted" in text
     assert "Traceback" not in page.content()
-    energy = charts(page)["energy-graph"]
+    energy = charts(page)["run-energy-graph"]
     assert energy["traces"] == 2 and energy["xmax"] < 20  # rk4's partial run is drawn up to where it stopped
-    assert "diverged" in page.locator("#summary-table").inner_text()
+    assert "diverged" in page.locator("#run-summary-table").inner_text()
 
 
 def test_invalid_parameter_shows_its_message_next_to_the_field(page, live_server):
@@ -354,24 +356,24 @@ def test_invalid_parameter_shows_its_message_next_to_the_field(page, live_server
     message = field(page, "param-msg", "rho")
     page.wait_for_function(
         "(sel) => document.querySelector(sel).textContent.includes('expected an array of shape (3,)')",
-        arg=f"[id='{json.dumps({'name': 'rho', 'type': 'param-msg'}, separators=(',', ':'))}']",
+        arg=f"[id='{json.dumps({'name': 'rho', 'type': 'run-param-msg'}, separators=(',', ':'))}']",
     )
     assert "rho" in message.inner_text()
-    page.click("#run")
-    page.wait_for_selector("#status .status-error")
-    assert "Nothing was run" in page.inner_text("#status")
+    page.click("#run-start")
+    page.wait_for_selector("#run-status .status-error")
+    assert "Nothing was run" in page.inner_text("#run-status")
 
 
 def test_step_and_its_log_slider_follow_each_other_and_the_header_marks_the_page(page, live_server):
     open_page(page, live_server)
     assert "active" in page.get_attribute("#nav-run", "class")
-    page.fill("#step", "0.0005")
+    page.fill("#run-step", "0.0005")
     page.wait_for_function(
-        "() => document.querySelector('#step-slider [role=slider]').getAttribute('aria-valuenow') === '-3.3'"
+        "() => document.querySelector('#run-step-slider [role=slider]').getAttribute('aria-valuenow') === '-3.3'"
     )
-    box = page.locator("#step-slider").bounding_box()
+    box = page.locator("#run-step-slider").bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)  # the middle: 10^-3
-    page.wait_for_function("() => document.querySelector('#step').value === '0.001'")
+    page.wait_for_function("() => document.querySelector('#run-step').value === '0.001'")
 
 
 def test_a_run_that_left_the_physics_is_flagged_not_just_ok(page, live_server):
@@ -379,9 +381,9 @@ def test_a_run_that_left_the_physics_is_flagged_not_just_ok(page, live_server):
     and the table say so (Result.warnings)."""
     open_page(page, link(live_server, benchmark="two_link_arm", methods="rk4,hermite_h33g2", h="0.02", t_end="100"))
     run_and_wait(page, expect_kind="warning")
-    text = page.inner_text("#status")
+    text = page.inner_text("#run-status")
     assert "rk4, h=0.02 completed but the bodies drifted off the constraints by" in text
-    table = page.inner_text("#summary-table")
+    table = page.inner_text("#run-summary-table")
     assert table.count("Warning:") == 2  # rk4's drift and energy; hermite_h33g2 has none
 
 
@@ -391,6 +393,6 @@ def test_the_teachers_3d_pendulum_case_runs_clean(page, live_server):
     methods = ["rattlie", "midpoint_reduced", "rk4"]
     open_page(page, link(live_server, benchmark="pendulum_3d", methods=",".join(methods), h="0.05", t_end="20"))
     run_and_wait(page)
-    assert page.inner_text("#status").startswith("Done")
-    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"] * 3
-    assert "Warning" not in page.inner_text("#summary-table")
+    assert page.inner_text("#run-status").startswith("Done")
+    assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"] * 3
+    assert "Warning" not in page.inner_text("#run-summary-table")

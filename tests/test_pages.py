@@ -454,10 +454,10 @@ def test_papers_page_runs_the_seed000_preset(page, live_server, record_property)
 
     # "open on the Run page" restores the run in the Run page's form
     page.locator("#papers-runs .run-link").first.click()
-    page.wait_for_selector("#run")
+    page.wait_for_selector("#run-start")
     assert page.url.startswith(live_server + "?benchmark=spatial_double_pendulum&methods=lie_galpha")
-    assert page.locator("#benchmark").inner_text().startswith("Spatial double pendulum")
-    assert page.input_value("#step") == "0.001" and page.input_value("#t-end") == "3"
+    assert page.locator("#run-benchmark").inner_text().startswith("Spatial double pendulum")
+    assert page.input_value("#run-step") == "0.001" and page.input_value("#run-t-end") == "3"
 
     # the identical request again: served from the job cache
     page.goto(live_server + "papers")
@@ -541,10 +541,10 @@ def test_every_page_obeys_the_server_cap_with_the_same_message(browser, capped_s
         papers_text = second.locator("#papers-status").inner_text()
 
         second.goto(capped_server)
-        second.wait_for_selector("#run")
-        second.click("#run")
-        second.wait_for_selector("#status .status-error", timeout=30_000)
-        run_text = second.locator("#status").inner_text()
+        second.wait_for_selector("#run-start")
+        second.click("#run-start")
+        second.wait_for_selector("#run-status .status-error", timeout=30_000)
+        run_text = second.locator("#run-status").inner_text()
 
         busy = ("Nothing was run: The server is busy (1 jobs running) and no slot freed up within 1 s: try again in "
                 "a moment.")

@@ -108,7 +108,7 @@ def server(tmp_path):
 
 def _wait_for_progress(page) -> None:
     page.wait_for_function(  # the job reports progress while it runs
-        "() => [...document.querySelectorAll('#progress .progress-note')]"
+        "() => [...document.querySelectorAll('#run-progress .progress-note')]"
         ".some(e => /^[1-9]\\d* %$/.test(e.textContent))",
         timeout=RUN_TIMEOUT_MS,
     )
@@ -116,55 +116,55 @@ def _wait_for_progress(page) -> None:
 
 def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, record_property):
     open_page(page, link(server.url, **LONG_JOB))
-    page.click("#run")
+    page.click("#run-start")
     _wait_for_progress(page)
     jobs = server.job_processes()
     assert len(jobs) == 1, jobs
     killed = time.perf_counter()
     os.kill(jobs[0], signal.SIGKILL)
 
-    page.wait_for_selector("#status .status-error", timeout=15_000)
+    page.wait_for_selector("#run-status .status-error", timeout=15_000)
     noticed = time.perf_counter() - killed
-    assert "process died" in page.inner_text("#status")
-    page.wait_for_function("() => !document.querySelector('#run').disabled", timeout=10_000)
-    assert page.is_disabled("#cancel")
+    assert "process died" in page.inner_text("#run-status")
+    page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
+    assert page.is_disabled("#run-cancel")
 
     page.goto(link(server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
-    page.wait_for_selector("#energy-graph .main-svg")
+    page.wait_for_selector("#run-energy-graph .main-svg")
     run_and_wait(page, scene=False)
-    assert page.inner_text("#status").startswith("Done"), page.inner_text("#status")
-    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
+    assert page.inner_text("#run-status").startswith("Done"), page.inner_text("#run-status")
+    assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
     record_property("timing", f"killed job reported as an error after {noticed:.2f} s")
 
 
 def test_killed_job_then_rerun_of_the_same_configuration(page, server):
     """Run again in the same page after the error: the long job starts anew (and is cancelled here)."""
     open_page(page, link(server.url, **LONG_JOB))
-    page.click("#run")
+    page.click("#run-start")
     _wait_for_progress(page)
     os.kill(server.job_processes()[0], signal.SIGKILL)
-    page.wait_for_selector("#status .status-error", timeout=15_000)
-    page.wait_for_function("() => !document.querySelector('#run').disabled", timeout=10_000)
-    page.click("#run")
-    page.wait_for_selector("#status .status-running", timeout=10_000)
+    page.wait_for_selector("#run-status .status-error", timeout=15_000)
+    page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
+    page.click("#run-start")
+    page.wait_for_selector("#run-status .status-running", timeout=10_000)
     _wait_for_progress(page)
     assert len(server.job_processes()) == 1
-    page.click("#cancel")
-    page.wait_for_selector("#status .status-cancelled", timeout=10_000)
+    page.click("#run-cancel")
+    page.wait_for_selector("#run-status .status-cancelled", timeout=10_000)
     page.wait_for_timeout(3000)  # the cancelled job must not be reported as a dead one
-    assert page.locator("#status .status-cancelled").count() == 1, page.inner_text("#status")
+    assert page.locator("#run-status .status-cancelled").count() == 1, page.inner_text("#run-status")
 
 
 def test_server_restart_keeps_cached_results(page, server):
     open_page(page, link(server.url, **SHORT_JOB))
     run_and_wait(page, scene=False)
-    assert "computed" in page.inner_text("#status"), page.inner_text("#status")
+    assert "computed" in page.inner_text("#run-status"), page.inner_text("#run-status")
     server.stop()
     server.start()  # a new gunicorn on the same cache directory (new port)
     open_page(page, link(server.url, **SHORT_JOB))
     run_and_wait(page, scene=False)
-    assert "all from the cache" in page.inner_text("#status"), page.inner_text("#status")
-    assert page.locator("#summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
+    assert "all from the cache" in page.inner_text("#run-status"), page.inner_text("#run-status")
+    assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
 
 
 def _run_once(directory: str, config: dict, barrier, queue) -> None:

@@ -21,6 +21,8 @@ from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, 
 import solvers
 from app import background, config, figures, jobs, limits, urlstate
 from app.layout import (
+    CHARTS,
+    SCENE,
     benchmark_info,
     build_layout,
     default_methods,
@@ -61,9 +63,9 @@ def _collect(inputs: list[dict]) -> tuple[dict, dict]:
             cid = item.get("id")
             if not isinstance(cid, dict):
                 continue
-            if cid.get("type") == "param":
+            if cid.get("type") == "run-param":
                 params[cid["name"]] = item.get("value")
-            elif cid.get("type") == "option":
+            elif cid.get("type") == "run-option":
                 options.setdefault(cid["method"], {})[cid["name"]] = item.get("value")
     return params, options
 
@@ -73,14 +75,14 @@ def _collect(inputs: list[dict]) -> tuple[dict, dict]:
 
 
 @callback(
-    Output("methods", "options"),
-    Output("methods", "value"),
-    Output("benchmark-info", "children"),
-    Output("params-panel", "children"),
-    Output("step", "value"),
-    Output("t-end", "value"),
-    Input("benchmark", "value"),
-    State("methods", "value"),
+    Output("run-methods", "options"),
+    Output("run-methods", "value"),
+    Output("run-benchmark-info", "children"),
+    Output("run-params-panel", "children"),
+    Output("run-step", "value"),
+    Output("run-t-end", "value"),
+    Input("run-benchmark", "value"),
+    State("run-methods", "value"),
     prevent_initial_call=True,
 )
 def change_benchmark(benchmark, selected):
@@ -94,9 +96,9 @@ def change_benchmark(benchmark, selected):
 
 
 @callback(
-    Output("options-panel", "children"),
-    Input("methods", "value"),
-    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+    Output("run-options-panel", "children"),
+    Input("run-methods", "value"),
+    State({"type": "run-option", "method": ALL, "name": ALL}, "value"),
     prevent_initial_call=True,
 )
 def change_methods(methods, _option_values):
@@ -107,12 +109,12 @@ def change_methods(methods, _option_values):
 
 
 FORM_STATE = [
-    State("benchmark", "value"),
-    State("methods", "value"),
-    State("step", "value"),
-    State("t-end", "value"),
-    State({"type": "param", "name": ALL}, "value"),
-    State({"type": "option", "method": ALL, "name": ALL}, "value"),
+    State("run-benchmark", "value"),
+    State("run-methods", "value"),
+    State("run-step", "value"),
+    State("run-t-end", "value"),
+    State({"type": "run-param", "name": ALL}, "value"),
+    State({"type": "run-option", "method": ALL, "name": ALL}, "value"),
 ]
 
 
@@ -125,18 +127,18 @@ def _messages(errors: dict, ids: list[dict], prefix: str) -> list[str]:
 
 
 @callback(
-    Output("step-msg", "children"),
-    Output("t-end-msg", "children"),
-    Output("methods-msg", "children"),
-    Output({"type": "param-msg", "name": ALL}, "children"),
-    Output({"type": "option-msg", "method": ALL, "name": ALL}, "children"),
-    Output("share-link", "href"),
-    Input("benchmark", "value"),
-    Input("methods", "value"),
-    Input("step", "value"),
-    Input("t-end", "value"),
-    Input({"type": "param", "name": ALL}, "value"),
-    Input({"type": "option", "method": ALL, "name": ALL}, "value"),
+    Output("run-step-msg", "children"),
+    Output("run-t-end-msg", "children"),
+    Output("run-methods-msg", "children"),
+    Output({"type": "run-param-msg", "name": ALL}, "children"),
+    Output({"type": "run-option-msg", "method": ALL, "name": ALL}, "children"),
+    Output("run-share-link", "href"),
+    Input("run-benchmark", "value"),
+    Input("run-methods", "value"),
+    Input("run-step", "value"),
+    Input("run-t-end", "value"),
+    Input({"type": "run-param", "name": ALL}, "value"),
+    Input({"type": "run-option", "method": ALL, "name": ALL}, "value"),
 )
 def validate(benchmark, methods, step, t_end, _params, _options):
     """Messages next to every invalid field, and the shareable link of the form as it stands."""
@@ -155,9 +157,9 @@ def validate(benchmark, methods, step, t_end, _params, _options):
 
 
 @callback(
-    Output("params-msg", "children"),
-    Input({"type": "param", "name": ALL}, "value"),
-    State("benchmark", "value"),
+    Output("run-params-msg", "children"),
+    Input({"type": "run-param", "name": ALL}, "value"),
+    State("run-benchmark", "value"),
     prevent_initial_call=True,
 )
 def validate_param_set(_values, benchmark):
@@ -174,14 +176,14 @@ def validate_param_set(_values, benchmark):
 
 
 @callback(
-    Output("job-request", "data"),
+    Output("run-job-request", "data"),
     Output("run-keys", "data"),
-    Output("status", "children"),
-    Output("progress", "children"),
-    Input("run", "n_clicks"),
+    Output("run-status", "children"),
+    Output("run-progress", "children"),
+    Input("run-start", "n_clicks"),
     *FORM_STATE,
     State("session-id", "data"),
-    State("cancel", "n_clicks"),
+    State("run-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
 def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, session, cancels):
@@ -218,14 +220,14 @@ def _job_failed(exc: Exception):
 
 @callback(
     Output("run-keys", "data", allow_duplicate=True),
-    Output("status", "children", allow_duplicate=True),
-    Input("job-request", "data"),
+    Output("run-status", "children", allow_duplicate=True),
+    Input("run-job-request", "data"),
     background=True,
     interval=200,  # ms between polls of a running job
-    progress=[Output("progress", "children"), Output("job-status", "children")],
+    progress=[Output("run-progress", "children"), Output("run-job-status", "children")],
     progress_default=[[], ""],
-    running=[(Output("run", "disabled"), True, False), (Output("cancel", "disabled"), False, True)],
-    cancel=[Input("cancel", "n_clicks")],
+    running=[(Output("run-start", "disabled"), True, False), (Output("run-cancel", "disabled"), False, True)],
+    cancel=[Input("run-cancel", "n_clicks")],
     on_error=_job_failed,
     prevent_initial_call=True,
 )
@@ -266,7 +268,8 @@ def run_jobs(set_progress, request):
             "elapsed": time.perf_counter() - started}, no_update
 
 
-background.watch_for_dead_jobs("status", "job-request", "cancel", kept=": runs that had finished are kept in the cache")
+background.watch_for_dead_jobs("run-status", "run-job-request", "run-cancel",
+                               kept=": runs that had finished are kept in the cache")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -289,10 +292,10 @@ def _outcome(results: list[dict], info: dict) -> object:
 
 
 @callback(
-    Output("status", "children", allow_duplicate=True),
-    Output("run", "disabled", allow_duplicate=True),
-    Output("cancel", "disabled", allow_duplicate=True),
-    Input("cancel", "n_clicks"),
+    Output("run-status", "children", allow_duplicate=True),
+    Output("run-start", "disabled", allow_duplicate=True),
+    Output("run-cancel", "disabled", allow_duplicate=True),
+    Input("run-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
 def cancelled(_n_clicks):
@@ -302,16 +305,16 @@ def cancelled(_n_clicks):
 
 
 @callback(
-    Output("trajectory-graph", "figure"),
-    Output("constraint-graph", "figure"),
-    Output("orthogonality-graph", "figure"),
-    Output("momentum-graph", "figure"),
-    Output("summary-table", "children"),
-    Output("trajectory-components", "options"),
-    Output("trajectory-components", "value"),
-    Output("status", "children", allow_duplicate=True),
+    Output(CHARTS["trajectory"], "figure"),
+    Output(CHARTS["constraint"], "figure"),
+    Output(CHARTS["orthogonality"], "figure"),
+    Output(CHARTS["momentum"], "figure"),
+    Output("run-summary-table", "children"),
+    Output("run-trajectory-components", "options"),
+    Output("run-trajectory-components", "value"),
+    Output("run-status", "children", allow_duplicate=True),
     Input("run-keys", "data"),
-    State("trajectory-components", "value"),
+    State("run-trajectory-components", "value"),
     prevent_initial_call="initial_duplicate",
 )
 def show_results(run_keys, components):
@@ -336,8 +339,8 @@ def show_results(run_keys, components):
 
 
 @callback(
-    Output("scene-data", "data"),
-    Output("scene-3d", "figure"),
+    Output("run-scene-data", "data"),
+    Output(SCENE["graph"], "figure"),
     Input("run-keys", "data"),
 )
 def show_scene(run_keys):
@@ -349,8 +352,8 @@ def show_scene(run_keys):
 
 
 @callback(
-    Output("trajectory-graph", "figure", allow_duplicate=True),
-    Input("trajectory-components", "value"),
+    Output(CHARTS["trajectory"], "figure", allow_duplicate=True),
+    Input("run-trajectory-components", "value"),
     State("run-keys", "data"),
     prevent_initial_call=True,
 )
@@ -360,19 +363,19 @@ def show_trajectory(components, run_keys):
 
 
 @callback(
-    Output("energy-graph", "figure"),
+    Output(CHARTS["energy"], "figure"),
     Input("run-keys", "data"),
-    Input("energy-mode", "value"),
+    Input("run-energy-mode", "value"),
 )
 def show_energy(run_keys, mode):
     return figures.energy_figure(_results(run_keys), mode or "signed")
 
 
 @callback(
-    Output("download", "data"),
-    Input("download-csv-button", "n_clicks"),
-    Input("download-json-button", "n_clicks"),
-    Input("download-config-button", "n_clicks"),
+    Output("run-download", "data"),
+    Input("run-download-csv-button", "n_clicks"),
+    Input("run-download-json-button", "n_clicks"),
+    Input("run-download-config-button", "n_clicks"),
     State("run-keys", "data"),
     *FORM_STATE,
     prevent_initial_call=True,
@@ -380,7 +383,7 @@ def show_energy(run_keys, mode):
 def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _params, _options):
     """The results (CSV, JSON) of the runs shown, or the configuration of the form (JSON)."""
     which = ctx.triggered_id
-    if which == "download-config-button":
+    if which == "run-download-config-button":
         params, options = _collect(ctx.states_list)
         form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
                 "options": options}
@@ -391,7 +394,7 @@ def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _p
     if not results:
         return no_update
     name = f"integrator-lab-{results[0]['benchmark']}"
-    if which == "download-csv-button":
+    if which == "run-download-csv-button":
         return dcc.send_string(figures.results_csv(results), f"{name}.csv")
     return dcc.send_string(figures.results_json(results), f"{name}.json")
 
@@ -401,33 +404,29 @@ def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _p
 
 clientside_callback(
     dash.ClientsideFunction("integratorLab", "syncStep"),
-    Output("step", "value", allow_duplicate=True),
-    Output("step-slider", "value"),
-    Input("step", "value"),
-    Input("step-slider", "value"),
+    Output("run-step", "value", allow_duplicate=True),
+    Output("run-step-slider", "value"),
+    Input("run-step", "value"),
+    Input("run-step-slider", "value"),
     prevent_initial_call=True,
 )
 
 clientside_callback(
     dash.ClientsideFunction("integratorLab", "linkX"),
-    Output("x-link", "data"),
-    Input("trajectory-graph", "relayoutData"),
-    Input("energy-graph", "relayoutData"),
-    Input("constraint-graph", "relayoutData"),
-    Input("orthogonality-graph", "relayoutData"),
-    Input("momentum-graph", "relayoutData"),
+    Output("run-x-link", "data"),
+    *[Input(chart, "relayoutData") for chart in CHARTS.values()],
     prevent_initial_call=True,
 )
 
 clientside_callback(
     dash.ClientsideFunction("integratorLab", "startScene"),
-    Output("scene-ready", "data"),
-    Input("scene-data", "data"),
-    Input("scene-3d", "figure"),
+    Output("run-scene-ready", "data"),
+    Input("run-scene-data", "data"),
+    Input(SCENE["graph"], "figure"),
 )
 
 clientside_callback(
     dash.ClientsideFunction("integratorLab", "setSpeed"),
-    Output("scene-speed-store", "data"),
-    Input("scene-speed", "value"),
+    Output("run-scene-speed-store", "data"),
+    Input("run-scene-speed", "value"),
 )
