@@ -25,6 +25,7 @@ import numpy as np
 import solvers
 from solvers.registry import BENCHMARKS, METHODS
 from solvers.result import SERIES, _plain
+from solvers.studies import positive
 
 MAX_SAMPLES = 2000  # samples of run_job's JSON output (the summary still covers every step)
 STORE_SAMPLES = 20_000  # samples kept per cached run; the charts decimate them by min/max per pixel bucket
@@ -32,18 +33,6 @@ PROGRESS_INTERVAL = 0.25  # s: at most four progress reports per second
 RESULT_KEYS = ("t", "energy_error", "status", "message", "summary", "warnings")
 
 Progress = Callable[[float], object]
-
-
-def _positive_number(value: Any, label: str) -> float:
-    if isinstance(value, bool) or value is None or value == "":
-        raise ValueError(f"{label} is missing: enter a number greater than 0.")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{label} must be a number greater than 0, got {value!r}.") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{label} must be a number greater than 0, got {value!r}.")
-    return number
 
 
 def check_config(config: dict) -> dict:
@@ -58,8 +47,8 @@ def check_config(config: dict) -> dict:
         raise ValueError("Choose a benchmark.")
     if not method or not isinstance(method, str):
         raise ValueError("Choose a method.")
-    h = _positive_number(config.get("h"), "Step h")
-    t_end = _positive_number(config.get("t_end"), "End time")
+    h = positive(config.get("h"), "Step h")
+    t_end = positive(config.get("t_end"), "End time")
     return {
         "benchmark": benchmark,
         "method": method,
@@ -182,11 +171,11 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
         errors["methods"] = f"{', '.join(wrong)} does not apply to {benchmark}; valid: {', '.join(available)}"
     h = t_end = None
     try:
-        h = _positive_number(form.get("h"), "Step h")
+        h = positive(form.get("h"), "Step h")
     except ValueError as exc:
         errors["step"] = str(exc)
     try:
-        t_end = _positive_number(form.get("t_end"), "End time")
+        t_end = positive(form.get("t_end"), "End time")
     except ValueError as exc:
         errors["t-end"] = str(exc)
     if h is not None and t_end is not None:

@@ -62,7 +62,8 @@ Progress = Callable[[float, str], object]
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _positive(value: Any, label: str) -> float:
+def positive(value: Any, label: str) -> float:
+    """A form's number > 0, or ValueError with a sentence for the user (the dashboard's forms use it too)."""
     if isinstance(value, bool) or value is None or value == "":
         raise ValueError(f"{label} is missing: enter a number greater than 0.")
     try:
@@ -117,8 +118,8 @@ def plan(config: dict) -> dict:
     for m in methods:
         if m not in available:
             raise ValueError(f"method {m!r} does not apply to benchmark {benchmark!r}; valid: {', '.join(available)}")
-    h = _positive(config.get("h"), "Largest step h")
-    t_end = _positive(config.get("t_end"), "End time")
+    h = positive(config.get("h"), "Largest step h")
+    t_end = positive(config.get("t_end"), "End time")
     levels = config.get("levels")
     if isinstance(levels, float) and levels.is_integer():
         levels = int(levels)

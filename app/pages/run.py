@@ -108,14 +108,10 @@ def change_methods(methods, _option_values):
     return options_panel([m for m in methods or [] if m in known], current)
 
 
-FORM_STATE = [
-    State("run-benchmark", "value"),
-    State("run-methods", "value"),
-    State("run-step", "value"),
-    State("run-t-end", "value"),
-    State({"type": "run-param", "name": ALL}, "value"),
-    State({"type": "run-option", "method": ALL, "name": ALL}, "value"),
-]
+# the form's fields (benchmark, methods, step, end time, every parameter and option), as inputs or states
+FORM = [("run-benchmark", "value"), ("run-methods", "value"), ("run-step", "value"), ("run-t-end", "value"),
+        ({"type": "run-param", "name": ALL}, "value"), ({"type": "run-option", "method": ALL, "name": ALL}, "value")]
+FORM_STATE = [State(*f) for f in FORM]
 
 
 def _messages(errors: dict, ids: list[dict], prefix: str) -> list[str]:
@@ -133,12 +129,7 @@ def _messages(errors: dict, ids: list[dict], prefix: str) -> list[str]:
     Output({"type": "run-param-msg", "name": ALL}, "children"),
     Output({"type": "run-option-msg", "method": ALL, "name": ALL}, "children"),
     Output("run-share-link", "href"),
-    Input("run-benchmark", "value"),
-    Input("run-methods", "value"),
-    Input("run-step", "value"),
-    Input("run-t-end", "value"),
-    Input({"type": "run-param", "name": ALL}, "value"),
-    Input({"type": "run-option", "method": ALL, "name": ALL}, "value"),
+    *[Input(*f) for f in FORM],
 )
 def validate(benchmark, methods, step, t_end, _params, _options):
     """Messages next to every invalid field, and the shareable link of the form as it stands."""
