@@ -1,4 +1,4 @@
-"""Pure builders: run results (dicts from :func:`app.jobs.simulate` or :func:`app.jobs.run_job`) -> figures,
+"""Pure builders: run results (dicts from :func:`app.jobs.simulate`) -> figures,
 the summary table's rows, the 3D scene's frames and the downloads. No Dash callbacks, no state.
 
 Figures are plain plotly dicts (building ``go.Figure`` objects validates every property and costs tens of

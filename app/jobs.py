@@ -27,10 +27,8 @@ from solvers.registry import BENCHMARKS, METHODS
 from solvers.result import SERIES, _plain
 from solvers.studies import positive
 
-MAX_SAMPLES = 2000  # samples of run_job's JSON output (the summary still covers every step)
 STORE_SAMPLES = 20_000  # samples kept per cached run; the charts decimate them by min/max per pixel bucket
 PROGRESS_INTERVAL = 0.25  # s: at most four progress reports per second
-RESULT_KEYS = ("t", "energy_error", "status", "message", "summary", "warnings")
 
 Progress = Callable[[float], object]
 
@@ -40,7 +38,7 @@ def check_config(config: dict) -> dict:
 
     Keys: ``benchmark``, ``method``, ``h``, ``t_end`` and optional ``params`` and ``options`` dicts.
     Only what the form can get wrong is checked here; :func:`solvers.simulate` checks the rest (ids, the
-    cap on steps, h <= t_end) and run_job reports its message.
+    cap on steps, h <= t_end) and :func:`simulate` reports its message as an error status.
     """
     benchmark, method = config.get("benchmark"), config.get("method")
     if not benchmark or not isinstance(benchmark, str):
@@ -376,27 +374,3 @@ class RunCache:
         with open(self._locks / f"{key[-3:]}.lock", "a+") as fh:  # closing the file releases the lock
             fcntl.flock(fh, fcntl.LOCK_EX)
             yield
-
-
-def run_job(config: dict, progress: Progress | None = None) -> dict:
-    """Simulate one configuration; return ``config`` plus t, energy_error, status, message, summary as JSON data.
-
-    Invalid input gives ``status == "error"`` with the message instead of an exception. ``progress`` gets
-    the fraction done (throttled); its return value is ignored: cancelling kills the job's process.
-    """
-    try:
-        config = check_config(config)
-        result = solvers.simulate(
-            config["benchmark"],
-            config["method"],
-            h=config["h"],
-            t_end=config["t_end"],
-            params=config["params"] or None,
-            options=config["options"] or None,
-            max_samples=MAX_SAMPLES,
-            progress=_throttled(progress),
-        )
-    except ValueError as exc:
-        return {**config, "t": [], "energy_error": [], "status": "error", "message": str(exc), "summary": {}}
-    data = result.to_dict()  # JSON-able, NaN and inf as None
-    return {**config, **{key: data[key] for key in RESULT_KEYS}}

@@ -15,13 +15,6 @@ def cross_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def matvec3_into(A: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
-    """out = A x for a 3x3 matrix (out must not alias x)."""
-    for i in range(3):
-        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
-
-
-@njit(cache=True)
 def inv3_into(A: np.ndarray, out: np.ndarray, rcond: float = 1e-14) -> bool:
     """out = A^-1 for a 3x3 matrix by cofactors; False unless |det| > rcond max|A_ij|^3 (so also if det is NaN).
 

@@ -17,19 +17,6 @@ import solvers
 from app import config, figures, jobs, urlstate
 
 
-def test_run_job_returns_plain_json_data():
-    out = jobs.run_job({"benchmark": "planar_pendulum", "method": "rk4", "h": 0.01, "t_end": 2.0})
-    assert out["status"] == "ok" and out["message"] == ""
-    assert len(out["t"]) == len(out["energy_error"]) == 201 and out["t"][-1] == pytest.approx(2.0)
-    assert out["summary"]["steps"] == 200 and out["summary"]["max_constraint_position"] is None  # NaN -> null
-    json.dumps(out)  # JSON-able, no NaN or numpy types
-
-
-def test_run_job_decimates_long_runs_to_the_browser_budget():
-    out = jobs.run_job({"benchmark": "planar_pendulum", "method": "rk4", "h": 1e-3, "t_end": 20.0})
-    assert len(out["t"]) <= jobs.MAX_SAMPLES and out["summary"]["steps"] == 20_000
-
-
 @pytest.mark.parametrize(
     ("config", "fragment"),
     [
@@ -41,16 +28,21 @@ def test_run_job_decimates_long_runs_to_the_browser_budget():
         ({"benchmark": "planar_pendulum", "method": "rk4", "h": 2, "t_end": 1}, "larger than t_end"),
     ],
 )
-def test_run_job_reports_bad_input_as_an_error_status(config, fragment):
-    out = jobs.run_job(config)
+def test_bad_input_gets_a_message_from_the_form_check_or_an_error_status(config, fragment):
+    try:
+        checked = jobs.check_config(config)
+    except ValueError as exc:  # what the form can get wrong
+        assert fragment in str(exc)
+        return
+    out = jobs.simulate(checked)  # what the library checks: an error status, never an exception
     assert out["status"] == "error" and fragment in out["message"]
-    assert out["t"] == [] and out["energy_error"] == []
+    assert len(out["t"]) == 0 and len(out["energy_error"]) == 0
 
 
-def test_run_job_throttles_progress():
+def test_simulate_throttles_progress():
     seen = []
     t0 = time.perf_counter()
-    jobs.run_job({"benchmark": "planar_pendulum", "method": "rk4", "h": 1e-5, "t_end": 5.0}, seen.append)
+    jobs.simulate({"benchmark": "planar_pendulum", "method": "rk4", "h": 1e-5, "t_end": 5.0}, seen.append)
     wall = time.perf_counter() - t0
     assert seen and all(0.0 <= f <= 1.0 for f in seen)
     assert len(seen) <= wall / jobs.PROGRESS_INTERVAL + 2  # the first report, then at most one per interval
