@@ -1,5 +1,5 @@
 """Each benchmark's model: initial state, energy, constraints, momentum and points, checked against formulas
-written independently in tests/references.py, at t = 0 and along an RK4 run."""
+written independently in solvers/references/solutions.py, at t = 0 and along an RK4 run."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import solvers
+from solvers.references import solutions as ref
 from solvers.registry import BENCHMARKS, MACHINERY
-from tests import references as ref
 
 GENERAL = {
     "spatial_double_pendulum": {

@@ -1,5 +1,5 @@
 """Seed 001's Hermite discrete variational methods H23G2 and H33G2: interpolation bases, observed orders against the
-independent references (tests/references.py), constraints, bounded energy, failures and options."""
+independent references (solvers/references/solutions.py), constraints, bounded energy, failures and options."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from solvers.methods import hermite
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 METHODS = ["hermite_h23g2", "hermite_h33g2"]

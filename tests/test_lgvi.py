@@ -1,6 +1,6 @@
 """Lee's Lie group variational integrator, seed 000 "DH" (``lgvi``) and "DL" (``lgvi_lagrangian``).
 
-Observed order 2 against the independent references of tests/references.py (max over every step), constraint
+Observed order 2 against the independent references of solvers/references/solutions.py (max over every step), constraint
 and orthogonality levels, conservation of the momentum about e3, bounded energy error, the DL velocity-constraint
 violation (non-zero, O(h^2)), Newton failure reporting and chunk independence of the kernel state.
 """
@@ -14,7 +14,7 @@ import pytest
 
 import solvers
 from solvers import driver
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 METHODS = ("lgvi", "lgvi_lagrangian")

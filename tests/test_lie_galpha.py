@@ -1,5 +1,5 @@
 """Lie group generalized-alpha (``lie_galpha``): coefficients, order 2 in every component against the independent
-references of tests/references.py, multipliers with and without perturbed starting values, invariants of the
+references of solvers/references/solutions.py, multipliers with and without perturbed starting values, invariants of the
 seed-000 run, numerical dissipation, Newton failure, chunking and the linear-algebra fallback.
 """
 
@@ -14,8 +14,8 @@ import pytest
 import solvers
 from solvers.methods import lie_galpha as lg
 from solvers.models import rigid
+from solvers.references import solutions as ref
 from solvers.registry import BENCHMARKS
-from tests import references as ref
 from tests.convergence import fitted_order, observed_order
 
 GENERAL_R1 = ref.rot_z(0.3) @ ref.rot_x(0.7) @ ref.rot_y(-0.4)

@@ -15,7 +15,7 @@ import pytest
 
 import solvers
 from solvers import driver
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 P3D_GENERAL = {"J": np.diag([1.0, 2.0, 3.0]), "rho": [0.1, -0.2, 0.7], "Omega0": [1.0, -2.0, 3.0]}

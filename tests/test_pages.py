@@ -23,7 +23,7 @@ import solvers
 from app import convergence as conv
 from app import papers_view as pv
 from solvers import papers, studies
-from tests import references
+from solvers.references import solutions as references
 
 # ---------------------------------------------------------------------------------------------------------------
 # app.convergence: plan and caps
@@ -124,7 +124,7 @@ def test_study_fits_the_theoretical_orders_on_the_planar_pendulum(pendulum_study
 
 def test_study_error_agrees_with_the_closed_form_solution(pendulum_study):
     """The reference-based error of a run equals its error against the exact (elliptic) solution of
-    tests/references.py, to the reference's accuracy."""
+    solvers/references/solutions.py, to the reference's accuracy."""
     run = next(r for r in pendulum_study["runs"] if r["method"] == "spark" and r["h"] == 0.05)
     res = solvers.simulate("planar_pendulum", "spark", h=0.05, t_end=2.0)
     d = solvers.describe("planar_pendulum")["params"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solvers import papers
-from tests import references as ref
+from solvers.references import solutions as ref
 
 
 @pytest.fixture(scope="module")

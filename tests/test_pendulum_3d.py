@@ -3,7 +3,7 @@ dR/dt = R hat(Omega), with J the inertia about the pivot, for every method offer
 
 The model (one pinned body of the rigid machinery: state R, Omega; no translation state, no joint), the seed's
 runs at h = 0.05 and 0.1 over 100 s, the observed orders against the independent quaternion DOP853 solution of
-tests/references.py at the seed state and at a general one, and the long-run properties over 10^5 steps
+solvers/references/solutions.py at the seed state and at a general one, and the long-run properties over 10^5 steps
 (orthogonality, bounded energy error, the vertical angular momentum e3 . (R J Omega)).
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 import solvers
 from solvers.models import pendulum_3d, rigid
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 # a general state: a real body's inertia about the pivot (full, non-symmetric about any axis: J_c + parallel axis),
@@ -60,7 +60,7 @@ def test_one_pinned_body_with_the_pivot_inertia():
 
 def test_state_points_and_diagnostics():
     """state R (n,1,3,3), Omega (n,1,3), Gamma = R^T e3 (n,3); points pivot, R rho, triad; energy T + U and the
-    vertical momentum against tests/references.py at every sample; constraint fields NaN (no constraints)."""
+    vertical momentum against solvers/references/solutions.py at every sample; constraint fields NaN (none)."""
     res = run("rattlie", 0.01, 2.0, "general")
     n = res.t.shape[0]
     assert set(res.state) == {"R", "Omega", "Gamma"}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import solvers
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 GENERAL_SDP = {

@@ -1,4 +1,4 @@
-"""Checks that the independent reference solutions in ``tests/references.py`` are right.
+"""Checks that the independent reference solutions in ``solvers/references/solutions.py`` are right.
 
 Every reference is checked by quantities that it does not use itself: energy and momentum computed in the
 solver-side (mapped) coordinates, the constraints of the mapped coordinates, finite differences of the
@@ -15,10 +15,7 @@ from scipy.linalg import expm, null_space
 from scipy.spatial.transform import Rotation
 from scipy.special import ellipk
 
-try:  # tests/ as a package or as rootdir-inserted directory
-    from . import references as ref
-except ImportError:
-    import references as ref
+from solvers.references import solutions as ref
 
 
 def fd6(y: np.ndarray, h: float) -> np.ndarray:

@@ -10,8 +10,8 @@ import pytest
 from solvers import driver
 from solvers.models import rigid, spatial_double_pendulum
 from solvers.models.base import Model
+from solvers.references import solutions as ref
 from solvers.registry import METHODS
-from tests import references as ref
 
 
 def general_models():

@@ -1,4 +1,4 @@
-"""RK4 on every benchmark: observed order 4 against independent references (tests/references.py).
+"""RK4 on every benchmark: observed order 4 against independent references (solvers/references/solutions.py).
 
 Errors are the maximum over all saved samples (every step) of the state difference to the reference.
 """
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import solvers
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import observed_order
 
 GENERAL_R1 = ref.rot_z(0.3) @ ref.rot_x(0.7) @ ref.rot_y(-0.4)

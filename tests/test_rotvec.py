@@ -1,6 +1,7 @@
 """Seed 002's methods (rotvec_rk45 with and without the 2 pi switch) and the singularity-free alternatives
 (quaternion_rk4, rkmk4, magnus4) on the angular-velocity benchmark, against the exact rotation
-(tests/references.py: scipy's Rotation of the closed-form theta(t), independent of the solver's diagnostics)."""
+(solvers/references/solutions.py: scipy's Rotation of the closed-form theta(t), independent of the solver's
+diagnostics)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from scipy.optimize import brentq
 
 import solvers
 from solvers import driver
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import observed_order
 
 B = "angular_velocity"

@@ -1,5 +1,5 @@
 """Gauss-Lobatto SPARK (s,s) (seed 003): coefficients, the coords derivatives Newton uses, order 2s against
-independent references (tests/references.py), constraints, bounded energy, seed 003's gamma."""
+independent references (solvers/references/solutions.py), constraints, bounded energy, seed 003's gamma."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import solvers
 from solvers import tableaus
 from solvers.models import coords, natural_double_pendulum, two_link_arm
-from tests import references as ref
+from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
 GEN_ARM = {"th1": 0.4, "th2": -0.9, "dth1": 1.5, "dth2": -2.0}

@@ -10,7 +10,7 @@ import pytest
 import solvers
 from solvers.methods import spark
 from solvers.models import coords, natural_double_pendulum
-from tests import references as ref
+from solvers.references import solutions as ref
 
 NDP = "natural_double_pendulum"
 GEN_NAT = {"th1": -0.3, "th2": 0.5, "dth1": 1.0, "dth2": -1.0}

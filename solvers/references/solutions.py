@@ -1,7 +1,8 @@
 """Independent reference solutions for the benchmarks B1-B6 of docs/benchmarks.md.
 
-These references exist to test the project's integrators (convergence order, conservation), so they are
-deliberately written in OTHER coordinates than the solvers use and import nothing from ``solvers``:
+These references exist to judge the project's integrators (convergence order, conservation, the error charts),
+so they are deliberately written in OTHER coordinates than the solvers use and import nothing else from
+``solvers``:
 
 * B3 ``planar_pendulum``: closed form with Jacobi elliptic functions (libration regime);
 * B4 ``two_link_arm`` / B5 ``natural_double_pendulum``: Lagrange equations in the two absolute bar angles
@@ -20,6 +21,11 @@ and are independent of the minimal coordinates used for the integration.
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
@@ -27,6 +33,23 @@ from scipy.special import ellipj, ellipk, ellipkinc
 
 RTOL = 1e-13
 ATOL = 1e-13
+# (tolerance, monotonic deadline) for the integrations in this context (solvers.references sets them)
+_CONTEXT: ContextVar[tuple[float | None, float | None]] = ContextVar("reference_context", default=(None, None))
+
+
+class TooLongError(RuntimeError):
+    """An integration ran past the deadline of :func:`settings`."""
+
+
+@contextlib.contextmanager
+def settings(tol: float | None = None, deadline: float | None = None) -> Iterator[None]:
+    """Integrate with rtol = atol = ``tol`` (default RTOL) and stop with TooLongError after ``deadline``
+    (time.monotonic()) in this block."""
+    token = _CONTEXT.set((tol, deadline))
+    try:
+        yield
+    finally:
+        _CONTEXT.reset(token)
 
 E3 = np.array([0.0, 0.0, 1.0])
 SQRT3 = float(np.sqrt(3.0))  # B4 default l2
@@ -46,12 +69,26 @@ def _times(t) -> np.ndarray:
     return t
 
 
-def _integrate(rhs, y0, t: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> np.ndarray:
-    """Integrate y' = rhs(t, y) with DOP853 and return y at the times t, shape (n, len(y0))."""
+def _integrate(rhs, y0, t: np.ndarray, rtol: float | None = None, atol: float | None = None) -> np.ndarray:
+    """Integrate y' = rhs(t, y) with DOP853 and return y at the times t, shape (n, len(y0)) (tolerances and
+    deadline from :func:`settings` unless given)."""
     y0 = np.asarray(y0, dtype=float)
     if t[-1] == 0.0:
         return np.repeat(y0[None, :], t.size, axis=0)
-    sol = solve_ivp(rhs, (0.0, float(t[-1])), y0, method="DOP853", rtol=rtol, atol=atol, dense_output=True)
+    tol, deadline = _CONTEXT.get()
+    rtol = rtol or tol or RTOL
+    atol = atol or tol or ATOL
+    f = rhs
+    if deadline is not None:
+        calls = [0]
+
+        def f(t_, y):
+            calls[0] += 1
+            if calls[0] % 200 == 0 and time.monotonic() > deadline:
+                raise TooLongError(f"the reference integration passed its time budget at t = {t_:.4g} s")
+            return rhs(t_, y)
+
+    sol = solve_ivp(f, (0.0, float(t[-1])), y0, method="DOP853", rtol=rtol, atol=atol, dense_output=True)
     if not sol.success:  # pragma: no cover - would be a bug in the reference
         raise RuntimeError(f"reference integration failed: {sol.message}")
     y = sol.sol(t).T
@@ -176,7 +213,7 @@ def planar_pendulum_exact(t, m=2.0, J=0.48, l=0.6, g=9.81, theta0=0.0, omega0=1.
     return theta, omega
 
 
-def planar_pendulum_ivp(t, m=2.0, J=0.48, l=0.6, g=9.81, theta0=0.0, omega0=1.0, rtol=RTOL, atol=ATOL):
+def planar_pendulum_ivp(t, m=2.0, J=0.48, l=0.6, g=9.81, theta0=0.0, omega0=1.0, rtol=None, atol=None):
     """The same problem by solve_ivp (DOP853), used to verify the closed form. Returns (theta, omega)."""
     t = _times(t)
     a = m * g * l / J

@@ -1,0 +1,184 @@
+"""Reference solutions of every benchmark, for any parameters and initial state the benchmark accepts.
+
+The exact solution where one is known (the planar pendulum's Jacobi-elliptic solution in libration, the
+prescribed rotation of angular_velocity), else SciPy's DOP853 at rtol = atol = 1e-13 in OTHER coordinates than
+the methods use (:mod:`solvers.references.solutions`: bar angles, quaternions); its own accuracy is estimated by
+the same solution at a 100 times looser tolerance. Independent of every method module: only the benchmark's
+parameters and its drawn points come from :mod:`solvers.models`.
+
+    ref = references.reference("spatial_double_pendulum", t, params)  # Reference at the times t
+    err = references.error(result)   # per saved sample of a Result: metres (drawn points) or radians (rotation)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..registry import BENCHMARKS
+from ..result import Result, _plain
+from . import solutions as sol
+
+LOOSE_FACTOR = 100.0  # the accuracy estimate: the same solution at this times the tolerance
+
+
+class ReferenceUnavailableError(ValueError):
+    """No reference for this benchmark, or it would take longer than the time budget (the message says which)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference solution at the times ``t``: ``state`` with the keys of ``Result.state`` (those it has),
+    ``points`` the benchmark's drawn points (n, k, 3); ``unit`` of :func:`error` ("m": distance between drawn
+    points, "rad": rotation angle); ``accuracy`` its own estimated error in that unit (0 for an exact one)."""
+
+    benchmark: str
+    t: np.ndarray
+    state: dict[str, np.ndarray]
+    points: np.ndarray
+    exact: bool
+    unit: str
+    accuracy: float
+    description: str
+    cpu_time: float
+
+
+Solved = tuple[dict[str, np.ndarray], np.ndarray, bool]  # state, flat states in the model's layout, exact
+
+
+def _planar_pendulum(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
+    kw = {k: float(p[k]) for k in ("m", "J", "l", "g", "theta0", "omega0")}
+    try:
+        th, om = sol.planar_pendulum_exact(t, **kw)
+        exact = True
+    except ValueError:  # rotation or separatrix: no elliptic closed form here
+        th, om = sol.planar_pendulum_ivp(t, **kw)
+        exact = False
+    return {"theta": th, "omega": om}, np.stack([th, om], axis=1), exact
+
+
+def _bars(solve: Callable[..., tuple[np.ndarray, np.ndarray]]) -> Callable[[np.ndarray, Mapping[str, Any]], Solved]:
+    def solved(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
+        q, qdot = solve(t, **{k: float(v) for k, v in p.items()})
+        return {"q": q, "qdot": qdot}, np.hstack([q, qdot]), False
+
+    return solved
+
+
+def _pendulum_3d(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
+    R, W = sol.pendulum_3d_reference(t, **p)
+    return {"R": R[:, None], "Omega": W[:, None], "Gamma": R[:, 2, :].copy()}, np.hstack([R.reshape(-1, 9), W]), False
+
+
+def _spatial_double_pendulum(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
+    d = sol.spatial_double_pendulum_reference(t, **p)
+    n = t.size
+    flat = np.concatenate([d["R"].reshape(n, 2, 9), d["x"], d["Omega"], d["v"]], axis=2).reshape(n, -1)
+    return d, flat, False
+
+
+def _angular_velocity(t: np.ndarray, _p: Mapping[str, Any]) -> Solved:
+    theta, R, _omega = sol.angular_velocity_exact(t)
+    return {"R": R[:, None], "theta": theta}, theta, True
+
+
+# benchmark -> (solution, unit of the error, how it is made); a benchmark without an entry has no reference
+SOLUTIONS: dict[str, tuple[Callable[[np.ndarray, Mapping[str, Any]], Solved], str, str]] = {
+    "planar_pendulum": (_planar_pendulum, "m", "the exact solution (Jacobi elliptic functions) in libration, else "
+                        "DOP853 in the angle"),
+    "two_link_arm": (_bars(sol.two_link_arm_reference), "m", "DOP853 in the two bar angles (Lagrange's equations)"),
+    "natural_double_pendulum": (_bars(sol.natural_double_pendulum_reference), "m",
+                                "DOP853 in the two bar angles (Lagrange's equations)"),
+    "pendulum_3d": (_pendulum_3d, "m", "DOP853 in a unit quaternion and the body angular velocity"),
+    "spatial_double_pendulum": (_spatial_double_pendulum, "m",
+                                "DOP853 in two quaternions and the body angular velocities (Kane's equations)"),
+    "angular_velocity": (_angular_velocity, "rad", "the exact rotation R = exp(theta(t)) (seed 002 eq. 17)"),
+}
+
+
+def _times(t: Any) -> np.ndarray:
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1 or t.size == 0 or t[0] != 0.0 or np.any(np.diff(t) < 0) or not np.all(np.isfinite(t)):
+        raise ValueError("reference times must be a non-empty increasing 1-D array starting at 0")
+    return t
+
+
+def _difference(unit: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per sample: the largest distance between drawn points (m), or the rotation angle between R's (rad)."""
+    if unit == "m":
+        return np.linalg.norm(a - b, axis=-1).max(axis=-1)
+    # ||R - R_ref||_F = 2 sqrt(2) sin(angle / 2) for rotations; defined for any matrices
+    d = np.linalg.norm((a - b).reshape(a.shape[0], -1, 9), axis=-1).max(axis=-1)
+    return 2.0 * np.arcsin(np.minimum(1.0, d / np.sqrt(8.0)))
+
+
+def reference(benchmark: str, t: Any, params: Mapping[str, Any] | None = None,
+              budget: float | None = None) -> Reference:
+    """The reference of ``benchmark`` with ``params`` (validated like ``simulate``'s) at the times ``t`` (from 0,
+    increasing). ``budget`` (s) bounds the work: a reference that would take longer raises
+    ReferenceUnavailableError saying so instead of hanging. Cached (the same request is computed once)."""
+    if benchmark not in SOLUTIONS:
+        raise ReferenceUnavailableError(f"no reference solution for benchmark {benchmark!r}")
+    spec = BENCHMARKS[benchmark]
+    # a Result's params are resolved (every key); those at their defaults are dropped, so that of an exclusive
+    # pair (pendulum_3d's cardan0 / R0) only the one in use is given again
+    overrides = {k: v for k, v in (params or {}).items()
+                 if k not in spec.params or v is None or spec.params[k].default is None
+                 or not np.array_equal(np.asarray(v, dtype=object), np.asarray(spec.params[k].default, dtype=object))}
+    given = {k: v for k, v in overrides.items() if v is not None}
+    spec.resolve(given)  # validate here: a bad value is the caller's ValueError, before any work
+    t = _times(t)
+    key = json.dumps(_plain(given), sort_keys=True)
+    return _cached(benchmark, key, t.tobytes(), budget)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(benchmark: str, params_json: str, t_bytes: bytes, budget: float | None) -> Reference:
+    solve, unit, how = SOLUTIONS[benchmark]
+    resolved = BENCHMARKS[benchmark].resolve(json.loads(params_json))
+    t = np.frombuffer(t_bytes, dtype=float).copy()
+    model = BENCHMARKS[benchmark].build(resolved)
+    started = time.process_time()
+    deadline = None if budget is None else time.monotonic() + budget
+    try:
+        with sol.settings(sol.RTOL, deadline):
+            state, flat, exact = solve(t, resolved)
+        if not exact:
+            with sol.settings(LOOSE_FACTOR * sol.RTOL, deadline):
+                _, flat_loose, _ = solve(t, resolved)
+    except sol.TooLongError:
+        raise ReferenceUnavailableError(
+            f"the reference solution ({how}) would take longer than {budget:g} s for this run: shorten the end "
+            "time or use the library (solvers.references) without a budget") from None
+    if unit == "rad":
+        quantity = state["R"]
+        accuracy = 0.0
+    else:
+        quantity = model.points(flat)
+        accuracy = 0.0 if exact else float(_difference(unit, quantity, model.points(flat_loose)).max())
+    for v in state.values():
+        v.setflags(write=False)
+    description = how if exact else (
+        f"{how}, rtol = atol = {sol.RTOL:g}; its error is estimated at {accuracy:.1g} {unit} (its difference to the "
+        f"same solution at {LOOSE_FACTOR * sol.RTOL:g}, an upper bound)")
+    points = model.points(flat)
+    return Reference(benchmark, t, state, points, bool(exact), unit, accuracy, description,
+                     time.process_time() - started)
+
+
+def error(result: Result, ref: Reference | None = None, budget: float | None = None) -> np.ndarray:
+    """The error of ``result`` against the reference at each of its saved samples: the largest distance between
+    its drawn points and the reference's (m), or for angular_velocity the rotation angle (rad)."""
+    if ref is None:
+        ref = reference(result.benchmark, result.t, result.params, budget)
+    if ref.t.shape != result.t.shape or not np.allclose(ref.t, result.t, rtol=0, atol=1e-12):
+        raise ValueError("the reference is not at the result's saved times")
+    if ref.unit == "rad":
+        return _difference("rad", result.state["R"], ref.state["R"])
+    return _difference("m", result.points, ref.points)
