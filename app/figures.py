@@ -297,6 +297,41 @@ def orthogonality_figure(results: Sequence[dict]) -> Figure:
     return _time_axis(fig, "Orthogonality error (dash: rotation error)", "error", log=True)
 
 
+def error_figure(results: Sequence[dict]) -> Figure:
+    """Each run's error against its benchmark's reference (solvers.references), log scale: the largest distance
+    between its drawn points and the reference's (m), or the rotation angle (rad)."""
+    title = "Error against the reference"
+    runs = _with_data(results)
+    if not runs:
+        return _no_data(results, title)
+    with_error = [(i, r) for i, r in runs if _has(r, "error")]
+    if not with_error:
+        why = next((r.get("reference") for _, r in runs if r.get("reference")), "")
+        return _empty(f"No reference for these runs{': ' + why if why else ''}.", title)
+    fig = _figure()
+    for i, r in with_error:
+        fig["data"].append(_trace(_array(r["t"]), _positive(_array(r["error"])), run_label(r), run_color(i),
+                                  run_label(r)))
+    unit = with_error[0][1].get("error_unit", "")
+    what = "rotation angle to the reference" if unit == "rad" else "largest distance of the drawn points"
+    fig = _time_axis(fig, title, f"{what} [{unit}]", log=True)
+    fig["layout"]["title"]["text"] = (f"{title}<br><sup>reference: "
+                                      f"{_wrap(with_error[0][1].get('reference', ''))}</sup>")
+    return fig
+
+
+def _wrap(text: str, width: int = 110) -> str:
+    """Plotly titles do not wrap: break a long subtitle at spaces."""
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return "<br>".join([*lines, line])
+
+
 def momentum_figure(results: Sequence[dict]) -> Figure:
     """The benchmark's conserved momentum, as its change since t = 0."""
     runs = _with_data(results)
@@ -318,6 +353,8 @@ def momentum_figure(results: Sequence[dict]) -> Figure:
 SUMMARY_COLUMNS = (
     ("run", "Run"),
     ("status", "Status"),
+    ("max_error", "max error"),  # against the reference, over the saved samples (m or rad: the error chart)
+    ("error_at_end", "error at t_end"),
     ("max_energy_error", "max |ΔE| [J]"),
     ("max_constraint_position", "max |Φ|"),
     ("max_constraint_velocity", "max |dΦ/dt|"),
@@ -352,6 +389,11 @@ def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
                "color": run_color(i)}
         for key, _ in SUMMARY_COLUMNS[2:]:
             row[key] = _fmt(s.get(key))
+        unit = r.get("error_unit")
+        for key in ("max_error", "error_at_end"):
+            if unit and s.get(key) is not None:
+                row[key] += f" {unit}"
+                row[f"{key}_value"] = repr(float(s[key]))  # the exact number, for whoever reads the page
         rows.append(row)
     return rows
 

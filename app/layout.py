@@ -28,8 +28,9 @@ DEFAULT_T_END = 10
 IDLE_MESSAGE = "Choose a benchmark and methods, then press Run."
 STEP_SLIDER = (-6.0, 0.0)  # log10 range of the step slider
 # the time charts (in the order of the page; run_page.js moves a time cursor on each and links their x-zoom)
-CHARTS = {"trajectory": "run-trajectory-graph", "energy": "run-energy-graph", "constraint": "run-constraint-graph",
-          "orthogonality": "run-orthogonality-graph", "momentum": "run-momentum-graph"}
+CHARTS = {"trajectory": "run-trajectory-graph", "error": "run-error-graph", "energy": "run-energy-graph",
+          "constraint": "run-constraint-graph", "orthogonality": "run-orthogonality-graph",
+          "momentum": "run-momentum-graph"}
 # the 3D view and its controls, as run_page.js knows them
 SCENE = {"graph": "run-scene-3d", "play": "run-scene-play", "scrub": "run-scene-scrub", "time": "run-scene-time",
          "fps": "run-scene-fps"}
@@ -210,6 +211,9 @@ def summary_table(rows: list[dict[str, str]]) -> list:
                 cells.append(html.Td([html.Span(className="swatch", style={"background": row["color"]}), row["run"]]))
             elif key == "status":
                 cells.append(html.Td(row["status"], className=f"run-status run-status-{row['status']}"))
+            elif f"{key}_value" in row:
+                cells.append(html.Td(row[key], className="num", title=row[f"{key}_value"],
+                                     **{"data-value": row[f"{key}_value"]}))
             else:
                 cells.append(html.Td(row[key], className="num"))
         body.append(html.Tr(cells))
@@ -256,7 +260,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             ),
             html.Div(
                 [
-                    html.Label("Step h [s]", htmlFor="step"),
+                    html.Label("Step h [s]", htmlFor="run-step"),
                     dcc.Input(id="run-step", type="number", value=form["h"], step="any", inputMode="decimal"),
                     dcc.Slider(id="run-step-slider", min=STEP_SLIDER[0], max=STEP_SLIDER[1], step=0.01,
                                value=_step_slider_value(form["h"]),
@@ -333,7 +337,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
     charts = [
             html.Div(
                 [
-                    html.Div([html.Label("Components", htmlFor="trajectory-components"),
+                    html.Div([html.Label("Components", htmlFor="run-trajectory-components"),
                               dcc.Dropdown(id="run-trajectory-components", multi=True, options=[], value=[])],
                              className="chart-option"),
                     _graph(CHARTS["trajectory"]),
@@ -349,6 +353,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
                 ],
                 className="card",
             ),
+            html.Div(_graph(CHARTS["error"]), className="card"),
             html.Div(_graph(CHARTS["constraint"]), className="card"),
             html.Div(_graph(CHARTS["orthogonality"], 340), className="card"),
             html.Div(_graph(CHARTS["momentum"], 340), className="card"),

@@ -94,8 +94,10 @@ def test_check_form_puts_each_problem_next_to_its_field(change, key, fragment):
 
 
 def test_parse_and_format_values_round_trip():
-    for value in (0.7, [0.0, 0.0, 0.7], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], True, None):
+    for value in (0.7, [0.0, 0.0, 0.7], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], True, None,
+                  3.0**0.5, 7850.0, 2):  # sqrt(3), the two-link arm's l2, needs 17 digits: a form default is exact
         assert jobs.parse_value(jobs.format_value(value)) == value
+    assert jobs.format_value(7850.0) == "7850" and jobs.format_value(3.0**0.5) == "1.7320508075688772"
     assert jobs.parse_value("1, 2 3") == [1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="not a number or a list"):
         jobs.parse_value("abc")

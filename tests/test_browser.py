@@ -18,7 +18,8 @@ from urllib.parse import urlencode
 import pytest
 
 import solvers
-from app import layout
+from app import jobs, layout
+from solvers import references
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -144,6 +145,13 @@ def test_two_methods_fill_every_chart_and_the_3d_view(page, live_server, benchma
     assert page.evaluate(SCENE_JS) == labels
     rows = page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts()
     assert rows == ["ok"] * len(methods)
+    # the error against the reference: one trace per run, and the table's max error is the library's
+    assert shown["run-error-graph"]["names"] == labels
+    shown_max = [float(v) for v in page.eval_on_selector_all(
+        "#run-summary-table td[data-value]", "els => els.map(e => e.dataset.value)")][::2]  # max, then at t_end
+    for m, value in zip(methods, shown_max, strict=True):
+        res = solvers.simulate(benchmark, m, h=d["default_h"], t_end=t_end, max_samples=jobs.STORE_SAMPLES)
+        assert value == pytest.approx(float(references.error(res).max()), rel=1e-12, abs=0)
     record_property("timing", f"{benchmark} {'+'.join(methods)}: click to charts {elapsed:.2f} s")
 
 

@@ -297,6 +297,7 @@ def cancelled(_n_clicks):
 
 @callback(
     Output(CHARTS["trajectory"], "figure"),
+    Output(CHARTS["error"], "figure"),
     Output(CHARTS["constraint"], "figure"),
     Output(CHARTS["orthogonality"], "figure"),
     Output(CHARTS["momentum"], "figure"),
@@ -319,6 +320,7 @@ def show_results(run_keys, components):
     kept = [c for c in components or [] if c in available] or figures.default_components(results)
     return (
         figures.trajectory_figure(results, kept),
+        figures.error_figure(results),
         figures.constraint_figure(results),
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),

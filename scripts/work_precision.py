@@ -1,0 +1,54 @@
+"""Work-precision data of the implicit methods: error against a reference and solver CPU time at halving steps.
+
+    .venv/bin/python scripts/work_precision.py [OUT.json]
+
+For each benchmark below, one convergence study (the Convergence page's, ``solvers.studies.run_study``: every
+run ends at the same time, error = max over common sample times of the state difference to the reference)
+with every implicit method that applies, at 4 steps h, h/2, h/4, h/8. Prints a markdown table; with OUT.json
+also writes the data (to compare two versions of the code, run it in each checkout).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+try:
+    from solvers.studies import run_study
+except ImportError:  # older checkouts kept the study in the app
+    from app.convergence import run_study
+
+import solvers
+
+STUDIES = [
+    ("spatial_double_pendulum", 0.004, 1.0),
+    ("planar_pendulum", 0.05, 5.0),
+    ("two_link_arm", 0.02, 2.0),
+    ("natural_double_pendulum", 0.02, 2.0),
+]
+IMPLICIT = ("rattlie", "lgvi", "lgvi_lagrangian", "lie_galpha", "spark", "hermite_h23g2", "hermite_h33g2",
+            "midpoint_angle", "midpoint_reduced")
+
+
+def main(argv: list[str]) -> int:
+    out = []
+    print("| benchmark | method | h | error | CPU [s] |")
+    print("|---|---|---|---|---|")
+    for benchmark, h, t_end in STUDIES:
+        methods = [m for m in IMPLICIT if m in solvers.methods(benchmark)]
+        for group in (methods[i:i + 4] for i in range(0, len(methods), 4)):  # the study takes 4 methods at most
+            study = run_study({"benchmark": benchmark, "methods": group, "h": h, "levels": 4, "t_end": t_end})
+            if study["status"] != "ok":
+                print(f"{benchmark} {group}: {study['message']}", file=sys.stderr)
+                continue
+            for r in study["runs"]:
+                out.append({"benchmark": benchmark, **{k: r[k] for k in ("method", "h", "error", "cpu_time")}})
+                print(f"| {benchmark} | {r['method']} | {r['h']:.4g} | {r['error']:.3g} | {r['cpu_time']:.3g} |")
+    if len(argv) > 1:
+        with open(argv[1], "w") as fh:
+            json.dump(out, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
