@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import sys
-
-try:
-    from solvers.studies import run_study
-except ImportError:  # older checkouts kept the study in the app
-    from app.convergence import run_study
+from pathlib import Path
 
 import solvers
+
+if (Path(solvers.__file__).parent / "studies.py").exists():
+    from solvers.studies import run_study
+else:  # older checkouts kept the study in the app
+    from app.convergence import run_study
 
 STUDIES = [
     ("spatial_double_pendulum", 0.004, 1.0),

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import api
+from . import api, references
 from .result import Result
 
 MAX_METHODS = 4
@@ -40,7 +40,8 @@ MIN_LEVELS = 2
 MAX_STEPS_PER_RUN = 1_000_000  # steps of one run (the finest one decides)
 MAX_TOTAL_STEPS = 4_000_000  # steps of all runs of a study, references included
 SAMPLES = 100  # at most this many common comparison times (plus t = 0)
-REF_METHOD = "rk4"
+REF_BUDGET = 60.0  # s: a library reference (solvers.references) that would take longer refuses the study
+REF_METHOD = "rk4"  # the reference of a benchmark without one in solvers.references
 REF_ORDER = 4
 REF_FACTOR = 8  # reference step = smallest step / REF_FACTOR
 REF_MARGIN = 10.0  # errors below REF_MARGIN x the reference's estimated error are not fitted
@@ -138,7 +139,8 @@ def plan(config: dict) -> dict:
             f"of {MAX_STEPS_PER_RUN:,} steps per run: increase the largest step, use fewer steps or shorten the "
             "end time.")
     exact = EXACT_REFERENCE.get(benchmark)
-    ref_steps = [] if exact else [steps[-1] * REF_FACTOR, steps[-1] * REF_FACTOR // 2]
+    library = not exact and benchmark in references.SOLUTIONS
+    ref_steps = [] if exact or library else [steps[-1] * REF_FACTOR, steps[-1] * REF_FACTOR // 2]
     if ref_steps and ref_steps[0] > api.MAX_STEPS:
         raise ValueError(f"The reference run ({REF_METHOD} at h = {hs[-1] / REF_FACTOR:.4g}) would need "
                          f"{ref_steps[0]:,} steps, over the library's cap of {api.MAX_STEPS:,}: increase the "
@@ -162,6 +164,7 @@ def plan(config: dict) -> dict:
         "steps": steps,
         "stride": sample_stride(n0),
         "reference": ({"kind": "exact", "diagnostic": exact} if exact else
+                      {"kind": "library", "steps": 0} if library else
                       {"kind": "run", "method": REF_METHOD, "h": hs[-1] / REF_FACTOR, "steps": ref_steps[0]}),
         "total_steps": total,
     }
@@ -254,16 +257,29 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
 
     ref = p["reference"]
     ref_data: dict[str, Any] = {**ref}
-    ref_res = None
+    ref_state = None
     ref_rows: dict[int, int] = {}
     uncertainty = 0.0
-    if ref["kind"] == "run":
+    if ref["kind"] == "library":
+        times = grid * np.arange(count + 1)
+        times[-1] = p["t_final"]
+        try:
+            lib = references.reference(p["benchmark"], times, budget=REF_BUDGET)
+        except references.ReferenceUnavailableError as exc:
+            return {**p, "status": "error", "message": f"{exc}.", "runs": [], "fits": {}, "reference": ref_data}
+        ref_state, ref_rows = lib.state, {j: j for j in range(count + 1)}
+        uncertainty = lib.state_accuracy
+        ref_data.update(uncertainty=uncertainty, cpu_time=lib.cpu_time, description=(
+            f"{lib.description}" + ("" if lib.exact else f"; its state entries within {uncertainty:.1g}")))
+        done[0] += ref["steps"]
+    elif ref["kind"] == "run":
         half = ref["steps"] // 2
         res2 = _simulate(p, REF_METHOD, 2 * ref["h"], half, reporter(half, f"reference {REF_METHOD} at 2 h_ref"))
         done[0] += half
         ref_res = _simulate(p, REF_METHOD, ref["h"], ref["steps"],
                             reporter(ref["steps"], f"reference {REF_METHOD} at h_ref = {ref['h']:.3g}"))
         done[0] += ref["steps"]
+        ref_state = ref_res.state
         ref_data.update(status=ref_res.status, message=ref_res.message, cpu_time=ref_res.cpu_time)
         if "cancelled" in (res2.status, ref_res.status):
             return stopped([])
@@ -278,8 +294,9 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
                            np.array([ref_rows[j] for j in js]), CHARTS.get(p["benchmark"], ()))
         uncertainty = float(diff.max()) / (2**REF_ORDER - 1) if diff.size else float("nan")
         ref_data["uncertainty"] = uncertainty
-        ref_data["description"] = (f"{REF_METHOD} at h = {ref['h']:.4g} (smallest step / {REF_FACTOR}); its own error "
-                                   f"is estimated at {uncertainty:.2g} (difference to {REF_METHOD} at twice the step, "
+        ref_data["description"] = (f"{REF_METHOD} at h = {ref['h']:.4g} (smallest step / {REF_FACTOR}: this benchmark "
+                                   f"has no reference solution in solvers.references); its own error is estimated at "
+                                   f"{uncertainty:.2g} (difference to {REF_METHOD} at twice the step, "
                                    f"/ (2^{REF_ORDER} - 1))")
     else:
         ref_data["uncertainty"] = 0.0
@@ -297,13 +314,13 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
             if res.status == "cancelled" or (progress is not None and progress(min(1.0, done[0] / total), label)
                                              is False):
                 return stopped(runs)
-            if ref_res is None:  # exact solution: every saved sample counts (for fixed steps: the common times)
+            if ref_state is None:  # exact solution: every saved sample counts (for fixed steps: the common times)
                 errs = np.asarray(getattr(res, ref["diagnostic"]))
                 compared = len(errs)
             else:
                 rows = common_rows(res.t, grid, count)
                 js = sorted(set(rows) & set(ref_rows))
-                errs = state_error(res.state, ref_res.state, np.array([rows[j] for j in js], dtype=int),
+                errs = state_error(res.state, ref_state, np.array([rows[j] for j in js], dtype=int),
                                    np.array([ref_rows[j] for j in js], dtype=int), CHARTS.get(p["benchmark"], ()))
                 compared = len(js)
             error = _finite(np.max(errs)) if len(errs) else None

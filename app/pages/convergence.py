@@ -72,8 +72,10 @@ def layout(**_query) -> html.Div:
         [
             "Every run ends at the same time T = ceil(t_end / h) h; the error of a run is the maximum over common "
             "sample times of the largest state difference to the reference (rotation matrices entry-wise). "
-            f"Reference: the exact solution where one is known (angular_velocity), else {studies.REF_METHOD} at the "
-            f"smallest step / {studies.REF_FACTOR}. Orders are least-squares slopes in log-log; hollow markers are "
+            "Reference: the benchmark's reference solution (solvers.references: exact where one is known, else "
+            "DOP853 at 1e-13 in other coordinates; its estimated error is shown below), or for a benchmark without "
+            f"one {studies.REF_METHOD} at the smallest step / {studies.REF_FACTOR}. Orders are least-squares slopes "
+            "in log-log; hollow markers are "
             "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time. "
             f"Caps: {studies.MAX_STEPS_PER_RUN:,} steps per run, {studies.MAX_TOTAL_STEPS:,} steps per study.",
         ],

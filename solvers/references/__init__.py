@@ -47,6 +47,7 @@ class Reference:
     accuracy: float
     description: str
     cpu_time: float
+    state_accuracy: float = 0.0  # the same estimate for the state entries (max abs difference, any key)
 
 
 Solved = tuple[dict[str, np.ndarray], np.ndarray, bool]  # state, flat states in the model's layout, exact
@@ -152,7 +153,7 @@ def _cached(benchmark: str, params_json: str, t_bytes: bytes, budget: float | No
             state, flat, exact = solve(t, resolved)
         if not exact:
             with sol.settings(LOOSE_FACTOR * sol.RTOL, deadline):
-                _, flat_loose, _ = solve(t, resolved)
+                state_loose, flat_loose, _ = solve(t, resolved)
         how = hows.split(" | ")[0 if exact else -1]
     except sol.TooLongError:
         how = hows.split(" | ")[-1]
@@ -161,13 +162,14 @@ def _cached(benchmark: str, params_json: str, t_bytes: bytes, budget: float | No
             "time or use the library (solvers.references) without a budget") from None
     points = model.points(flat)
     accuracy = 0.0 if exact else float(_difference("m", points, model.points(flat_loose)).max())
+    state_accuracy = 0.0 if exact else max(float(np.abs(state[k] - state_loose[k]).max()) for k in state)
     for v in (*state.values(), points):
         v.setflags(write=False)
     description = how if exact else (
         f"{how}, rtol = atol = {sol.RTOL:g}; its error is estimated at {accuracy:.1g} {unit} (its difference to the "
         f"same solution at {LOOSE_FACTOR * sol.RTOL:g}, an upper bound)")
     return Reference(benchmark, t, state, points, bool(exact), unit, accuracy, description,
-                     time.process_time() - started)
+                     time.process_time() - started, state_accuracy)
 
 
 def error(result: Result, ref: Reference | None = None, budget: float | None = None) -> np.ndarray:
