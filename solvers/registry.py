@@ -16,6 +16,7 @@ from .methods import (
     rk4,
     rkmk4,
     rotvec_rk45,
+    scipy_ivp,
     spark,
 )
 from .methods.base import Method
@@ -61,6 +62,8 @@ METHODS: dict[str, Method] = {
         midpoint.METHOD_REDUCED,
         midpoint.METHOD_ROTATION,
         midpoint.METHOD_CARDAN,
+        scipy_ivp.METHOD_DOP853,
+        scipy_ivp.METHOD_RADAU,
     )
 }
 
