@@ -365,6 +365,7 @@ SUMMARY_COLUMNS = (
     ("steps", "steps"),
     ("steps_per_second", "steps/s"),
     ("newton_iterations", "Newton iterations"),
+    ("rhs_evaluations", "rhs evaluations"),  # the SciPy baselines' count (theirs is the cost that compares)
 )
 
 

@@ -1,6 +1,7 @@
 """Work-precision data of the implicit methods: error against a reference and solver CPU time at halving steps.
 
     .venv/bin/python scripts/work_precision.py [OUT.json]
+    .venv/bin/python scripts/work_precision.py --seed000    # seed 000's run with SciPy's DOP853 beside
 
 For each benchmark below, one convergence study (the Convergence page's, ``solvers.studies.run_study``: every
 run ends at the same time, error = max over common sample times of the state difference to the reference)
@@ -31,7 +32,35 @@ IMPLICIT = ("rattlie", "lgvi", "lgvi_lagrangian", "lie_galpha", "spark", "hermit
             "midpoint_angle", "midpoint_reduced")
 
 
+SEED000 = ("spatial_double_pendulum", 5.0)  # seed 000's mechanism and state, its first 5 s (chaotic beyond)
+SEED000_STEPS = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4)
+SEED000_TOLS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11)
+
+
+def seed000() -> int:
+    """Work-precision on seed 000's run: the Lie group methods at halving steps, SciPy's DOP853 at tightening
+    tolerances; error = max over the saved samples of the drawn points' distance to the reference (m)."""
+    from solvers import references
+
+    benchmark, t_end = SEED000
+    print("| method | setting | max error [m] | CPU [s] | steps | rhs evaluations |")
+    print("|---|---|---|---|---|---|")
+    runs = [(m, f"h = {h:g}", {"h": h}, {}) for m in ("rattlie", "lgvi", "lie_galpha") for h in SEED000_STEPS]
+    runs += [("scipy_dop853", f"rtol = atol = {tol:g}", {"h": 1e-2}, {"rtol": tol, "atol": tol})
+             for tol in SEED000_TOLS]
+    for method, setting, step, options in runs:
+        every = max(1, round(1e-2 / step["h"]))  # compare at the same times, every 0.01 s
+        res = solvers.simulate(benchmark, method, t_end=t_end, options=options, save_every=every, **step)
+        err = references.error(res).max()
+        nfev = res.summary.get("rhs_evaluations", "-")
+        steps = res.summary.get("internal_steps", res.steps)
+        print(f"| {method} | {setting} | {err:.3g} | {res.cpu_time:.3g} | {steps} | {nfev} |")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if "--seed000" in argv:
+        return seed000()
     out = []
     print("| benchmark | method | h | error | CPU [s] |")
     print("|---|---|---|---|---|")
