@@ -1,7 +1,7 @@
 """Integrator Lab dashboard (Plotly Dash).
 
 `gunicorn app:server` serves it. ``server`` (the Flask server) and ``app`` (the Dash app) are built on
-first access, so ``app.jobs``, ``app.figures`` and ``app.config`` import without building the dashboard.
+first access, so ``app.jobs`` and ``app.config`` import without building the dashboard.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import solvers
-from solvers import references
+from solvers import figures
 from solvers.registry import BENCHMARKS, METHODS
 from solvers.result import SERIES, _plain
 from solvers.studies import positive
@@ -266,8 +266,8 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
     Keys: the config's, ``status``, ``message``, ``cpu_time``, ``wall_time``, ``steps``, ``newton_iterations``,
     ``summary`` (NaN as None; with ``max_error`` and ``error_at_end``), ``point_names``, the series of
     :data:`solvers.result.SERIES`, ``points``, ``state`` and the error against the reference
-    (:func:`reference_error`: ``error``, ``error_unit``, ``reference``). Bad input gives ``status == "error"`` with
-    the message and empty series, never an exception.
+    (:func:`solvers.figures.record`: ``error``, ``error_unit``, ``reference``). Bad input gives
+    ``status == "error"`` with the message and empty series, never an exception.
     """
     base = {k: config.get(k) for k in ("benchmark", "method", "h", "t_end", "params", "options")}
     started = time.perf_counter()
@@ -287,37 +287,9 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
         return {**base, "status": "error", "message": str(exc), "cpu_time": 0.0, "wall_time": 0.0, "steps": 0,
                 "newton_iterations": 0, "summary": {}, "point_names": [], **{s: empty for s in SERIES},
                 "points": np.zeros((0, 0, 3)), "state": {}, "error": empty, "error_unit": "", "reference": ""}
-    summary = _plain(dict(res.summary))
     message = limit_text if res.status == "cancelled" and deadline is not None and not deadline() else res.message
-    out = {**base, "status": res.status, "message": message, "cpu_time": float(res.cpu_time),
-           "wall_time": time.perf_counter() - started, "steps": int(res.steps),
-           "newton_iterations": int(res.newton_iterations), "summary": summary, "point_names": list(res.point_names),
-           "warnings": list(res.warnings)}
-    for name in SERIES:
-        out[name] = np.asarray(getattr(res, name), dtype=float)
-    out["points"] = np.asarray(res.points, dtype=float)
-    out["state"] = {k: np.asarray(v) for k, v in res.state.items()}
-    found = reference_error(res)
-    summary.update(found.pop("summary_error", {}))
-    out.update(found)
-    return out
-
-
-def reference_error(res: solvers.Result, budget: float = REFERENCE_SECONDS) -> dict[str, Any]:
-    """The run's error against its benchmark's reference (solvers.references) at the saved samples: ``error``
-    (array, metres between drawn points or radians), ``error_unit``, ``reference`` (how it was made, or why
-    there is none) and ``max_error``/``error_at_end`` in the summary (over the saved samples)."""
-    empty = {"error": np.zeros(0), "error_unit": "", "reference": ""}
-    if len(res.t) == 0:
-        return empty
-    try:
-        ref = references.reference(res.benchmark, res.t, res.params, budget=budget)
-    except references.ReferenceUnavailableError as exc:
-        return {**empty, "reference": str(exc)}
-    err = references.error(res, ref)
-    res_summary = {"max_error": float(np.nanmax(err)) if np.isfinite(err).any() else None,
-                   "error_at_end": float(err[-1]) if np.isfinite(err[-1]) else None}
-    return {"error": err, "error_unit": ref.unit, "reference": ref.description, "summary_error": res_summary}
+    record = figures.record(res, reference_budget=REFERENCE_SECONDS)
+    return {**record, **base, "message": message, "wall_time": time.perf_counter() - started}
 
 
 class RunCache:

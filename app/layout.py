@@ -18,8 +18,8 @@ from typing import Any
 from dash import dcc, html
 
 import solvers
-from app.figures import GRAPH_CONFIG, SUMMARY_COLUMNS, schematic_svg
 from app.jobs import format_value
+from solvers.figures import GRAPH_CONFIG, SUMMARY_COLUMNS, schematic_svg
 
 DEFAULT_BENCHMARK = "planar_pendulum"
 DEFAULT_METHOD = "rk4"

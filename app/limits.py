@@ -4,7 +4,7 @@
 |---|---|---|
 | steps per run (t_end / h) | 10,000,000 (the library's own cap) | ``INTEGRATOR_LAB_MAX_STEPS`` |
 | runs (methods) per job | 8 | ``INTEGRATOR_LAB_MAX_RUNS`` |
-| samples per run kept / drawn | ``app.jobs.STORE_SAMPLES``; ``app.figures.BUCKETS`` min/max pairs per trace | |
+| samples per run kept / drawn | ``app.jobs.STORE_SAMPLES``; ``solvers.figures.BUCKETS`` min/max pairs per trace | |
 | wall time per job | 120 s (then stopped, partial results kept) | ``INTEGRATOR_LAB_MAX_JOB_SECONDS`` |
 | concurrent jobs per browser session | 2 | ``INTEGRATOR_LAB_MAX_SESSION_JOBS`` |
 | concurrent jobs per server | 8 | ``INTEGRATOR_LAB_MAX_SERVER_JOBS`` |

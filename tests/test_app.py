@@ -1,5 +1,5 @@
 """The dashboard's pure parts, without a browser: job plumbing, validation and the run cache (app.jobs),
-figure builders (app.figures), links (app.urlstate), configuration (app.config). The browser tests
+figure builders (solvers.figures), links (app.urlstate), configuration (app.config). The browser tests
 (tests/test_browser.py) cover the page itself."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 import pytest
 
 import solvers
-from app import config, figures, jobs, urlstate
+from app import config, jobs, urlstate
+from solvers import figures
 
 
 @pytest.mark.parametrize(

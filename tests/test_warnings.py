@@ -84,7 +84,7 @@ def test_cli_prints_the_warnings() -> None:
 
 
 def test_the_run_table_shows_the_warnings() -> None:
-    from app import figures
+    from solvers import figures
 
     res = simulate("two_link_arm", "rk4", h=0.02, t_end=100.0, max_samples=50).to_dict()
     (row,) = figures.summary_rows([res])
@@ -96,7 +96,7 @@ def test_the_run_table_shows_the_warnings() -> None:
 
 
 def test_the_run_page_status_line_says_a_run_left_the_physics() -> None:
-    from app import figures
+    from solvers import figures
 
     bad = simulate("two_link_arm", "rk4", h=0.02, t_end=100.0, max_samples=50).to_dict()
     good = simulate("two_link_arm", "hermite_h33g2", h=0.02, t_end=100.0, max_samples=50).to_dict()

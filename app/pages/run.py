@@ -1,7 +1,8 @@
 """The run page (``/``): configure, run every selected method as background jobs, compare the runs.
 
-Callbacks stay thin: validation and caching live in app.jobs, figures in app.figures, the layout in app.layout,
-links in app.urlstate, the browser-side animation and chart linking in assets/run_page.js.
+Callbacks stay thin: validation and caching live in app.jobs, figures in solvers.figures (pure, library code),
+the layout in app.layout, links in app.urlstate, the browser-side animation and chart linking in
+assets/run_page.js.
 
 Flow: every form change re-validates (messages next to the fields, the shareable link). Run validates again;
 if every run of the request is in the run cache the keys go straight to ``run-keys`` (no job), else the request
@@ -19,7 +20,7 @@ import dash
 from dash import ALL, Input, Output, State, callback, clientside_callback, ctx, dcc, no_update
 
 import solvers
-from app import background, config, figures, jobs, limits, urlstate
+from app import background, config, jobs, limits, urlstate
 from app.layout import (
     CHARTS,
     SCENE,
@@ -35,6 +36,7 @@ from app.layout import (
     status,
     summary_table,
 )
+from solvers import figures
 
 dash.register_page(__name__, path="/", name="Run", title="Integrator Lab: run", order=0)
 

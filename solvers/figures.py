@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from solvers.result import _plain
+from .result import SERIES, Result, _plain
 
 Figure = dict  # a plotly figure as plain data ({"data": [...], "layout": {...}}): no validation cost per call
 
@@ -624,3 +624,38 @@ def schematic_svg(points: np.ndarray, point_names: Sequence[str], gravity: Seque
                      '<text x="15" y="20" font-size="11" fill="#6b7280" font-family="sans-serif">g</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# From a Result
+
+
+def record(res: Result, reference: bool = True, reference_budget: float | None = None) -> dict:
+    """A Result as the builders here read it (what the dashboard's run cache stores): the run's configuration,
+    status, counts, summary (plain; with ``max_error`` and ``error_at_end``), the series of
+    :data:`solvers.result.SERIES`, ``points``, ``state`` and, with ``reference``, its error against the
+    benchmark's reference (:mod:`solvers.references`): ``error`` (metres between drawn points or radians),
+    ``error_unit`` and ``reference`` (how it was made, or why there is none, e.g. over ``reference_budget`` s)."""
+    out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
+           "params": _plain(dict(res.params)), "options": _plain(dict(res.options)), "status": res.status,
+           "message": res.message, "cpu_time": float(res.cpu_time), "steps": int(res.steps),
+           "newton_iterations": int(res.newton_iterations), "summary": _plain(dict(res.summary)),
+           "point_names": list(res.point_names), "warnings": list(res.warnings)}
+    for name in SERIES:
+        out[name] = np.asarray(getattr(res, name), dtype=float)
+    out["points"] = np.asarray(res.points, dtype=float)
+    out["state"] = {k: np.asarray(v) for k, v in res.state.items()}
+    out.update(error=np.zeros(0), error_unit="", reference="")
+    if reference and len(res.t):
+        from . import references  # here: references imports the registry, which the figures need not
+
+        try:
+            ref = references.reference(res.benchmark, res.t, res.params, budget=reference_budget)
+        except references.ReferenceUnavailableError as exc:
+            out["reference"] = str(exc)
+        else:
+            err = references.error(res, ref)
+            out.update(error=err, error_unit=ref.unit, reference=ref.description)
+            out["summary"]["max_error"] = float(np.nanmax(err)) if np.isfinite(err).any() else None
+            out["summary"]["error_at_end"] = float(err[-1]) if np.isfinite(err[-1]) else None
+    return out
