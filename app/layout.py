@@ -347,7 +347,8 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             html.Div(
                 [
                     dcc.RadioItems(id="run-energy-mode", options=[{"label": "signed", "value": "signed"},
-                                                              {"label": "log |.|", "value": "log"}],
+                                                              {"label": "log |.|", "value": "log"},
+                                                              {"label": "log |.| vs log t", "value": "loglog"}],
                                    value="signed", inline=True, className="chart-option"),
                     _graph(CHARTS["energy"]),
                 ],

@@ -104,7 +104,7 @@
       const fl = gd._fullLayout;
       const xa = fl && fl.xaxis;
       const drawn = gd._fullData && gd._fullData.length && xa && xa.l2p && xa.visible !== false;
-      const px = drawn ? xa.l2p(time) : -1;
+      const px = drawn ? xa.l2p(xa.type === "log" ? Math.log10(time) : time) : -1; // a log-time axis: l = log10 t
       if (!drawn || !(px >= 0 && px <= xa._length)) {
         el.style.display = "none";
         continue;
@@ -213,21 +213,26 @@
         else if (Array.isArray(r["xaxis.range"])) update = r["xaxis.range"];
         else if (r["xaxis.autorange"]) update = "auto";
         if (update === null) return nu();
+        // a log-time chart's range is in log10 t: link in seconds, convert for each chart's own axis type
+        const src = graphDiv(source);
+        const srcLog = src && src.layout && src.layout.xaxis && src.layout.xaxis.type === "log";
+        const secs = update === "auto" ? "auto" : update.map((v) => (srcLog ? Math.pow(10, v) : v));
         for (const id of ids().charts) {
           if (id === source) continue;
           const gd = graphDiv(id);
           if (!gd || !gd.layout || !gd.data || !gd.data.length) continue;
           const ax = gd.layout.xaxis || {};
-          if (update === "auto") {
+          if (secs === "auto") {
             if (!ax.autorange) window.Plotly.relayout(gd, { "xaxis.autorange": true });
           } else {
+            const want = ax.type === "log" ? secs.map((v) => Math.log10(Math.max(v, 1e-9))) : secs;
             const cur = ax.range || [];
-            const same = cur.length === 2 && Math.abs(cur[0] - update[0]) < 1e-9 && Math.abs(cur[1] - update[1]) < 1e-9;
-            if (!same || ax.autorange) window.Plotly.relayout(gd, { "xaxis.range": [update[0], update[1]] });
+            const same = cur.length === 2 && Math.abs(cur[0] - want[0]) < 1e-9 && Math.abs(cur[1] - want[1]) < 1e-9;
+            if (!same || ax.autorange) window.Plotly.relayout(gd, { "xaxis.range": [want[0], want[1]] });
           }
         }
         if (typeof IL.cursor === "number") window.setTimeout(() => setCursor(IL.cursor), 50);
-        return { source: source, range: update };
+        return { source: source, range: secs };
       },
 
       startScene: function (scene) {

@@ -216,9 +216,9 @@ def run(
     save_steps = plan.steps
     stride = plan.stride
     rows = plan.rows if save_steps is None else save_steps.size + 2
-    samples = np.full((rows, 1 + ny + kernels.N_DIAG), np.nan)
+    samples = np.full((rows, 1 + ny + kernels.N_DIAG + kernels.N_ENVELOPE), np.nan)
     maxima = np.zeros(kernels.N_MAXIMA)
-    ref = np.full(2, np.nan)
+    ref = np.full(4, np.nan)
     info = np.zeros(kernels.N_INFO)
     kernel = method.kernel
 
@@ -261,13 +261,15 @@ def run(
 
     rows_ = samples[:n_saved]
     # step 0 is always recorded first: which diagnostics apply, and the energy the error is measured from
-    applicable = np.isfinite(rows_[0, 1 + ny:]) if n_saved else np.zeros(kernels.N_DIAG, bool)
+    applicable = np.isfinite(rows_[0, 1 + ny : 1 + ny + kernels.N_DIAG]) if n_saved else np.zeros(kernels.N_DIAG, bool)
     e0 = float(ref[0])
     if save_steps is not None and n_saved:
         rows_ = rows_[np.isin(np.rint(rows_[:, 0] / h).astype(np.int64), save_steps)]
     t = rows_[:, 0].copy()
     states = np.ascontiguousarray(rows_[:, 1 : 1 + ny])
-    diag = rows_[:, 1 + ny :]
+    diag = rows_[:, 1 + ny : 1 + ny + kernels.N_DIAG]
+    envelope = rows_[:, 1 + ny + kernels.N_DIAG :] - e0
+    envelope[~np.isfinite(envelope)] = np.nan
     energy = diag[:, 0].copy()
     series = {name: diag[:, j].copy() for j, name in enumerate(kernels.DIAG_FIELDS)}
 
@@ -308,6 +310,7 @@ def run(
         t=t,
         energy=energy,
         energy_error=energy - e0,
+        energy_error_envelope=envelope,
         constraint_position=series["constraint_position"],
         constraint_velocity=series["constraint_velocity"],
         constraint_acceleration=series["constraint_acceleration"],

@@ -26,11 +26,13 @@ last, stride : int
     Step ``k`` is saved as a row of ``samples`` when ``k % stride == 0`` or ``k == last`` (:func:`record`); the
     driver passes the run's last step, or, when it saves given times, the next of those.
 samples : ndarray
-    Rows ``[t, y..., diagnostics...]`` (``DIAG_FIELDS``); ``n_saved`` rows are filled so far.
+    Rows ``[t, y..., diagnostics..., energy min, energy max]`` (``DIAG_FIELDS``, then the energy envelope since the
+    previous row, :func:`record`); ``n_saved`` rows are filled so far.
 maxima : ndarray
     Running maxima over every step (slots ``MAX_*``) and counters (Newton iterations, stalled steps).
 ref : ndarray
-    The t = 0 energy and momentum, set by the step-0 record; errors in ``maxima`` are measured from them.
+    The t = 0 energy and momentum, set by the step-0 record (errors in ``maxima`` are measured from them), and
+    the running energy envelope since the last saved row.
 info : ndarray
     Details for the driver's messages and summary (slots ``INFO_*``): the failure time and residual, Newton
     iterations, rotation-vector switches, an adaptive method's accepted and rejected internal steps, its step
@@ -77,6 +79,7 @@ DIAG_FIELDS = (
     "rotation_error",
 )
 N_DIAG = len(DIAG_FIELDS)
+N_ENVELOPE = 2  # columns after the diagnostics in the driver's rows: min and max energy since the previous row
 # maxima: running maxima over every step (slots 0-6 follow DIAG_FIELDS) and counters
 MAX_ENERGY = 0  # max |E - E0|
 MAX_CONSTRAINT_POSITION, MAX_CONSTRAINT_VELOCITY, MAX_CONSTRAINT_ACCELERATION, MAX_ORTHOGONALITY = 1, 2, 3, 4
@@ -116,10 +119,23 @@ def record(
     stride: int,
     last: int,
 ) -> int:
-    """Update running maxima with diagnostics d at step k; save a sample row if k is on the stride or k == last."""
+    """Update running maxima with diagnostics d at step k; save a sample row if k is on the stride or k == last.
+
+    With ``ref`` of length 4 and rows of N_ENVELOPE more columns (the driver's), a row also gets the smallest and
+    largest energy over the steps since the previous saved row (the energy envelope: the peaks a decimated
+    series would miss)."""
+    envelope = ref.shape[0] >= 4
     if k == 0:
         ref[0] = d[0]
         ref[1] = d[5]
+        if envelope:
+            ref[2] = d[0]
+            ref[3] = d[0]
+    elif envelope:
+        if d[0] < ref[2]:
+            ref[2] = d[0]
+        if d[0] > ref[3]:
+            ref[3] = d[0]
     e = abs(d[0] - ref[0])
     if e > maxima[0]:
         maxima[0] = e
@@ -139,6 +155,11 @@ def record(
             row[1 + i] = y[i]
         for j in range(d.shape[0]):
             row[1 + ny + j] = d[j]
+        if envelope and row.shape[0] >= 1 + ny + d.shape[0] + N_ENVELOPE:
+            row[1 + ny + d.shape[0]] = ref[2]
+            row[2 + ny + d.shape[0]] = ref[3]
+            ref[2] = np.inf
+            ref[3] = -np.inf
         n_saved += 1
     return n_saved
 

@@ -111,6 +111,8 @@ class Result:
     newton_iterations: int
     summary: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # physics_warnings: implausible numbers of a finished run
+    # per saved sample: min and max of E - E0 over the steps since the previous one (n, 2): a decimated run's peaks
+    energy_error_envelope: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     @property
     def ok(self) -> bool:

@@ -341,6 +341,16 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
         """() => ['run-trajectory-graph', 'run-constraint-graph', 'run-momentum-graph'].every(id =>
             document.querySelector(`#${id} .js-plotly-plot`).layout.xaxis.autorange === true)"""
     )
+    # the long-time view: log |dE| against log t; zooming it (log10 units) zooms the others in seconds
+    page.locator("#run-energy-mode label", has_text="vs log t").click()
+    page.wait_for_function("() => document.querySelector('#run-energy-graph .js-plotly-plot')"
+                           ".layout.xaxis.type === 'log'")
+    page.evaluate("() => Plotly.relayout(document.querySelector('#run-energy-graph .js-plotly-plot'), "
+                  "{'xaxis.range': [0, 0.5]})")  # 1 s to 3.16 s
+    page.wait_for_function(
+        """() => { const r = document.querySelector('#run-trajectory-graph .js-plotly-plot').layout.xaxis.range;
+            return r && Math.abs(r[0] - 1) < 1e-9 && Math.abs(r[1] - Math.sqrt(10)) < 1e-9; }"""
+    )
 
     record_property("timing", f"3D animation {state['fps']:.0f} frames/s (2 runs, headless software GL)")
 
