@@ -258,11 +258,10 @@ def energy_figure(results: Sequence[dict], mode: str = "signed") -> Figure:
     t, told apart at a glance, as in the long-time plots of geometric integration), one trace per run."""
     if mode not in ENERGY_MODES:
         raise ValueError(f"energy mode {mode!r}: use one of {', '.join(ENERGY_MODES)}")
-    runs = _with_data(results)
-    if not runs:
-        return _no_data(results, "Energy error")
-    if not any(_has(r, "energy_error") for _, r in runs):
-        return _empty("This benchmark has no energy (a kinematic test).", "Energy error")
+    runs, empty = _runs_with(results, "Energy error", ("energy_error",),
+                             "This benchmark has no energy (a kinematic test).")
+    if empty is not None:
+        return empty
     fig = _figure()
     for i, r in runs:
         t = _array(r["t"])
@@ -286,13 +285,23 @@ def _has(r: dict, key: str) -> bool:
     return bool(np.isfinite(_array(r.get(key, []))).any())
 
 
-def constraint_figure(results: Sequence[dict]) -> Figure:
-    """Constraint drift at position, velocity and acceleration level (log), colour per run, dash per level."""
+def _runs_with(results: Sequence[dict], title: str, keys: Sequence[str], why: str
+               ) -> tuple[list[tuple[int, dict]], Figure | None]:
+    """The runs to draw, or the figure that says why there is nothing: no samples, or no run has ``keys``."""
     runs = _with_data(results)
     if not runs:
-        return _no_data(results, "Constraint drift")
-    if not any(_has(r, key) for _, r in runs for key, _, _ in CONSTRAINT_LEVELS):
-        return _empty("This benchmark has no constraints.", "Constraint drift")
+        return [], _no_data(results, title)
+    if not any(_has(r, k) for _, r in runs for k in keys):
+        return [], _empty(why, title)
+    return runs, None
+
+
+def constraint_figure(results: Sequence[dict]) -> Figure:
+    """Constraint drift at position, velocity and acceleration level (log), colour per run, dash per level."""
+    runs, empty = _runs_with(results, "Constraint drift", tuple(k for k, _, _ in CONSTRAINT_LEVELS),
+                             "This benchmark has no constraints.")
+    if empty is not None:
+        return empty
     fig = _figure()
     for i, r in runs:
         t = _array(r["t"])
@@ -358,11 +367,9 @@ def _wrap(text: str, width: int = 110) -> str:
 
 def momentum_figure(results: Sequence[dict]) -> Figure:
     """The benchmark's conserved momentum, as its change since t = 0."""
-    runs = _with_data(results)
-    if not runs:
-        return _no_data(results, "Momentum")
-    if not any(_has(r, "momentum") for _, r in runs):
-        return _empty("This benchmark has no conserved momentum.", "Momentum")
+    runs, empty = _runs_with(results, "Momentum", ("momentum",), "This benchmark has no conserved momentum.")
+    if empty is not None:
+        return empty
     fig = _figure()
     for i, r in runs:
         m = _array(r["momentum"])

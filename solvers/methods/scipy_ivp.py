@@ -146,34 +146,19 @@ _ABOUT = (" SciPy's solve_ivp integrator as a baseline, on the benchmark's natur
           "its constraint drift, rotation matrices as 9 numbers: no projection), with its own error control; h is "
           "only the output spacing. The summary counts its internal steps and right-hand-side evaluations.")
 
-METHOD_DOP853 = Method(
-    id="scipy_dop853",
-    title="SciPy solve_ivp DOP853 (baseline)",
-    seed="-",
-    order=8,
-    adaptive=True,
-    description="Explicit Runge-Kutta of order 8 (Dormand-Prince 8(5,3), Hairer's DOP853)." + _ABOUT,
-    kernel=_kernel(DOP853),
-    machineries=("rigid", "coords", "rotvec"),
-    options=dict(OPTIONS),
-    pack=pack,
-    work_size=work_size,
-    properties=("explicit", "adaptive step", "baseline (SciPy)", "not compiled"),
-    report=report,
-)
 
-METHOD_RADAU = Method(
-    id="scipy_radau",
-    title="SciPy solve_ivp Radau (baseline)",
-    seed="-",
-    order=5,
-    adaptive=True,
-    description="Implicit Runge-Kutta Radau IIA of order 5 (Hairer and Wanner), for stiff problems." + _ABOUT,
-    kernel=_kernel(Radau),
-    machineries=("rigid", "coords", "rotvec"),
-    options=dict(OPTIONS),
-    pack=pack,
-    work_size=work_size,
-    properties=("implicit", "adaptive step", "baseline (SciPy)", "not compiled"),
-    report=report,
-)
+
+def _method(id_: str, title: str, order: int, about: str, solver_class: type, kind: str) -> Method:
+    return Method(
+        id=id_, title=title, seed="-", order=order, adaptive=True, description=about + _ABOUT,
+        kernel=_kernel(solver_class), machineries=("rigid", "coords", "rotvec"), options=dict(OPTIONS), pack=pack,
+        work_size=work_size, properties=(kind, "adaptive step", "baseline (SciPy)", "not compiled"), report=report,
+    )
+
+
+METHOD_DOP853 = _method("scipy_dop853", "SciPy solve_ivp DOP853 (baseline)", 8,
+                        "Explicit Runge-Kutta of order 8 (Dormand-Prince 8(5,3), Hairer's DOP853).", DOP853,
+                        "explicit")
+METHOD_RADAU = _method("scipy_radau", "SciPy solve_ivp Radau (baseline)", 5,
+                       "Implicit Runge-Kutta Radau IIA of order 5 (Hairer and Wanner), for stiff problems.", Radau,
+                       "implicit")
