@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..linalg import lu_solve_inplace
+from ..linalg import lu_solve_inline
 
 FIXED, PAIR, BODY, ANGLE = 0, 1, 2, 3
 COINCIDE, DISTANCE = 0, 1
@@ -88,7 +88,7 @@ def constraint_terms(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray
     return _terms_at(data, q, qd, phi, G, gdot_qd, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every right-hand side: no call overhead
 def force(data: tuple, q: np.ndarray, f: np.ndarray) -> None:
     """Generalized force f = -dU/dq."""
     f0 = data[1]
@@ -100,7 +100,7 @@ def force(data: tuple, q: np.ndarray, f: np.ndarray) -> None:
         f[i] += ct[k, 1] * np.sin(q[i] + ct[k, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
 def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """Index-1 DAE: [[M, G^T], [G, 0]] [qddot; lambda] = [f(q); -dG/dt qdot] (as seed 001 solves it).
 
@@ -124,7 +124,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
             A[c, r] = A[r, c]
         b[r] = -b[r]
     force(data, q, b)
-    if not lu_solve_inplace(A, b, size):
+    if not lu_solve_inline(A, b, size):
         return False
     for r in range(n):
         ydot[r] = qd[r]
@@ -132,7 +132,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # after every step of the kernels: no call overhead
 def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, |Phi|, |G qdot|, |G qddot + dG/dt qdot| (qddot from acc[n:]); NaN for the rotation fields."""
     n = data[0].shape[0]
@@ -258,7 +258,7 @@ def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np
     return row - off
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def constraint_rows(data: tuple) -> int:
     """Number of scalar constraint rows (compiled; n_rows is the Python-side twin)."""
     cons = data[4]
@@ -268,7 +268,7 @@ def constraint_rows(data: tuple) -> int:
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _constraint_norms(data: tuple, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> tuple[float, float, float]:
     """Squared norms |Phi|^2, |G qdot|^2, |G qddot + dG/dt qdot|^2 (diagnostics; no allocation)."""
     pts = data[3]
