@@ -130,5 +130,6 @@ def fits_summary(study: dict | None) -> list[str]:
     for m, f in study["fits"].items():
         out.append(f"{m}: fitted order {_fmt(f['order'], '.2f')} over {f['points']} step(s), "
                    f"theoretical {_fmt(f['theoretical'], 'd')}"
-                   + (" (adaptive steps: h is the first/maximum step)" if f.get("adaptive") else ""))
+                   + (" (adaptive: h is only the output spacing, its tolerances set the error)"
+                      if f.get("adaptive") else ""))
     return out

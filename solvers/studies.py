@@ -83,7 +83,7 @@ def theoretical_order(method: str) -> int | None:
 
 
 def is_adaptive(method: str) -> bool:
-    """True for a method with step-size control (its h is the first/maximum step, not the step)."""
+    """True for a method with step-size control (its h is the output spacing, not the step)."""
     return bool(api.describe_method(method)["adaptive"])
 
 
