@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from .. import lie
-from ..linalg import cross_into, lu_solve_inplace
+from ..linalg import cross_into, lu_solve_inline, lu_solve_inplace
 from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid.*)
     constraint_force_derivative,
     constraint_jacobian,
@@ -281,7 +281,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     Returns False if the saddle-point matrix is singular.
     """
     n = assemble_inline(data, y, A, b)
-    if not lu_solve_inplace(A, b, n):
+    if not lu_solve_inline(A, b, n):
         return False
     pinned, y_off, v_off = data[6], data[9], data[10]
     nb = data[0].shape[0]
