@@ -19,7 +19,8 @@ from dash import dcc, html
 
 import solvers
 from app.jobs import format_value
-from solvers.figures import GRAPH_CONFIG, SUMMARY_COLUMNS, schematic_svg
+from solvers.figures import GRAPH_CONFIG, SUMMARY_COLUMNS
+from solvers.view3d import schematic_svg
 
 DEFAULT_BENCHMARK = "planar_pendulum"
 DEFAULT_METHOD = "rk4"

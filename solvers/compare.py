@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import api, figures
+from . import api, figures, view3d
 from .result import Result
 
 CHARTS = ("trajectory", "error", "energy", "constraint", "orthogonality", "momentum")
@@ -44,7 +44,7 @@ def compare(results: Sequence[Result], components: Sequence[str] | None = None, 
         "constraint": figures.constraint_figure(records),
         "orthogonality": figures.orthogonality_figure(records),
         "momentum": figures.momentum_figure(records),
-        "scene": figures.scene_figure(figures.scene_data(records, gravity)),
+        "scene": view3d.scene_figure(view3d.scene_data(records, gravity)),
     }
     out: dict[str, Any] = {name: go.Figure(fig) for name, fig in built.items()}
     out["table"] = figures.summary_rows(records)

@@ -15,7 +15,7 @@ import pytest
 
 import solvers
 from app import config, jobs, urlstate
-from solvers import figures
+from solvers import figures, view3d
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_every_chart_is_a_valid_plotly_figure_with_one_colour_per_run(two_runs):
         "constraint": figures.constraint_figure(two_runs),
         "orthogonality": figures.orthogonality_figure(two_runs),
         "momentum": figures.momentum_figure(two_runs),
-        "scene": figures.scene_figure(figures.scene_data(two_runs, [0, 0, 1])),
+        "scene": view3d.scene_figure(view3d.scene_data(two_runs, [0, 0, 1])),
     }
     for name, fig in builders.items():
         go.Figure(fig)  # validates every property against plotly's schema
@@ -221,15 +221,15 @@ def test_fifty_thousand_step_payload_is_bounded():
             figures.constraint_figure([run]),
             figures.orthogonality_figure([run]),
             figures.momentum_figure([run]),
-            figures.scene_figure(figures.scene_data([run], [0, -1, 0])),
+            view3d.scene_figure(view3d.scene_data([run], [0, -1, 0])),
         )
-    ) + len(json.dumps(figures.scene_data([run], [0, -1, 0])))
+    ) + len(json.dumps(view3d.scene_data([run], [0, -1, 0])))
     assert payload < 2_000_000, payload
 
 
 @pytest.mark.parametrize("gravity", [[0, 0, 1], [0, -1, 0], [0, 0, -1], [1, 2, 3]])
 def test_screen_rotation_points_gravity_down_and_is_proper(gravity):
-    rot = figures.screen_rotation(gravity)
+    rot = view3d.screen_rotation(gravity)
     g = np.asarray(gravity, float) / np.linalg.norm(gravity)
     np.testing.assert_allclose(rot @ g, [0, 0, -1], atol=1e-12)
     np.testing.assert_allclose(rot @ rot.T, np.eye(3), atol=1e-12)
@@ -241,20 +241,20 @@ def test_scene_data_draws_chain_and_triads_for_every_benchmark():
         method = solvers.methods(benchmark)[0]
         d = solvers.describe(benchmark)
         run = jobs.simulate(jobs.check_form(_form(benchmark=benchmark, methods=[method], h=0.01, t_end=0.5))[0][0])
-        scene = figures.scene_data([run], d["gravity_direction"], frames=50)
+        scene = view3d.scene_data([run], d["gravity_direction"], frames=50)
         assert len(scene["t"]) == 50 and len(scene["runs"]) == 1, benchmark
         r = scene["runs"][0]
         n_chain = len(r["chain"][0])
         assert n_chain + len(r["axes"]) == run["points"].shape[1]
         if benchmark in ("pendulum_3d", "angular_velocity"):
             assert len(r["axes"]) == 3  # the body frame triad
-        fig = figures.scene_figure(scene)
+        fig = view3d.scene_figure(scene)
         go.Figure(fig)
-        assert len(fig["data"]) == figures.static_trace_count(scene) + 1 + len(r["axes"])
+        assert len(fig["data"]) == view3d.static_trace_count(scene) + 1 + len(r["axes"])
     # gravity drawn downward: the 3D pendulum's centre of mass hangs below the pivot once it has swung down
     d = solvers.describe("pendulum_3d")
     run = jobs.simulate(jobs.check_form(_form(methods=["rk4"], params={"cardan0": "[0.1, 0, 0]"}))[0][0])
-    scene = figures.scene_data([run], d["gravity_direction"], frames=10)
+    scene = view3d.scene_data([run], d["gravity_direction"], frames=10)
     pivot, com = scene["runs"][0]["chain"][0]
     assert com[2] < pivot[2]
 
@@ -273,7 +273,7 @@ def test_summary_rows_and_downloads(two_runs):
 
 
 def test_schematic_is_an_svg_of_the_initial_configuration():
-    svg = figures.schematic_svg(np.array([[0, 0, 0], [0, -0.6, 0]]), ("pivot", "centre of mass"), [0, -1, 0])
+    svg = view3d.schematic_svg(np.array([[0, 0, 0], [0, -0.6, 0]]), ("pivot", "centre of mass"), [0, -1, 0])
     assert svg.startswith("<svg") and "<polyline" in svg and svg.endswith("</svg>")
 
 

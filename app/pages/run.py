@@ -36,7 +36,7 @@ from app.layout import (
     status,
     summary_table,
 )
-from solvers import figures
+from solvers import figures, view3d
 
 dash.register_page(__name__, path="/", name="Run", title="Integrator Lab: run", order=0)
 
@@ -342,8 +342,8 @@ def show_scene(run_keys):
     """The 3D view's frames (for the animation in assets/run_page.js) and its first frame."""
     results = _results(run_keys)
     gravity = solvers.describe(results[0]["benchmark"]).get("gravity_direction") if results else None
-    scene = figures.scene_data(results, gravity)
-    return scene, figures.scene_figure(scene)
+    scene = view3d.scene_data(results, gravity)
+    return scene, view3d.scene_figure(scene)
 
 
 @callback(
