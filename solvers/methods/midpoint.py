@@ -527,7 +527,7 @@ def work_size(model) -> int:
                 "(benchmark pendulum_3d)"
             )
     elif model.machinery == "coords":
-        M, f0, ct, _, cons = model.data
+        M, f0, ct, cons = model.data[0], model.data[1], model.data[2], model.data[4]
         if M.shape[0] != 1 or cons.shape[0] != 0 or ct.shape[0] != 1 or np.any(f0 != 0.0):
             raise ValueError(
                 "the planar midpoint forms of seed 004 need one angle with one cosine potential term "

@@ -30,52 +30,53 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     size = dispatch.scratch_size(kind, data)
     A = np.empty((size, size))
     b = np.empty(size)
-    k1 = np.empty(ny)
-    k2 = np.empty(ny)
-    k3 = np.empty(ny)
-    k4 = np.empty(ny)
+    K = np.empty((4, ny))  # k1..k4; row 0 is also the derivative at the new state, for the diagnostics
     ys = np.empty(ny)
     d = np.empty(kernels.N_DIAG)
     fail = kernels.DOMAIN if kind == dispatch.ROTVEC else kernels.SINGULAR
     t = t_start + k0 * h
-    if not dispatch.rhs(kind, data, t, y, k1, A, b):
+    if not dispatch.rhs(kind, data, t, y, K[0], A, b):
         info[0] = t
         return 0, fail, n_saved
     if k0 == 0:
-        dispatch.diagnostics(kind, data, t, y, k1, d)
+        dispatch.diagnostics(kind, data, t, y, K[0], d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
-        for i in range(ny):
-            ys[i] = y[i] + 0.5 * h * k1[i]
-        ok = dispatch.rhs(kind, data, t + 0.5 * h, ys, k2, A, b)
-        if ok:
-            for i in range(ny):
-                ys[i] = y[i] + 0.5 * h * k2[i]
-            ok = dispatch.rhs(kind, data, t + 0.5 * h, ys, k3, A, b)
-        if ok:
-            for i in range(ny):
-                ys[i] = y[i] + h * k3[i]
-            ok = dispatch.rhs(kind, data, t + h, ys, k4, A, b)
-        if not ok:
+        # stages 2-4 and then k1 at the new state: ONE inlined right-hand side call site (no per-call
+        # reference counting of the model's arrays), the same arithmetic as written out stage by stage
+        ok = True
+        for stage in range(1, 5):
+            if stage < 4:
+                c = 1.0 if stage == 3 else 0.5
+                for i in range(ny):
+                    ys[i] = y[i] + c * h * K[stage - 1, i]
+                ts = t + c * h
+                out = stage
+            else:
+                for i in range(ny):
+                    ys[i] = y[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
+                if kind == dispatch.ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
+                    info[2] += 1.0
+                if kind == dispatch.RIGID:
+                    rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
+                if not kernels.state_ok(ys):
+                    info[0] = t + h
+                    return s, kernels.NONFINITE, n_saved
+                for i in range(ny):
+                    y[i] = ys[i]
+                ts = t + h
+                out = 0
+            ok = dispatch.rhs_inline(kind, data, ts, ys, K[out], A, b)
+            if not ok:
+                break
+        if not ok and out != 0:
             info[0] = t
             return s, fail, n_saved
-        for i in range(ny):
-            ys[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-        if kind == dispatch.ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
-            info[2] += 1.0
-        if kind == dispatch.RIGID:
-            rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
-        if not kernels.state_ok(ys):
-            info[0] = t + h
-            return s, kernels.NONFINITE, n_saved
-        for i in range(ny):
-            y[i] = ys[i]
         t = t_start + (k0 + s + 1) * h
-        ok = dispatch.rhs(kind, data, t, y, k1, A, b)
         if not ok:
-            k1[:] = np.nan
-        dispatch.diagnostics(kind, data, t, y, k1, d)
+            K[0, :] = np.nan
+        dispatch.diagnostics_inline(kind, data, t, y, K[0], d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
         if not ok:
             info[0] = t

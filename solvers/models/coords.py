@@ -12,7 +12,7 @@ holonomic constraints built from points:
   mass of the bar it holds together (used only by seed 003's gamma family in methods/spark.py; 0 if unknown).
 
 Kernel data tuple: ``(M (n,n), f0 (n,), cos_terms (K,3) [i, a, phi], points (P,4) [type, i, ax, ay],
-constraints (C,5) [type, a, b, L, J])``. The state is [q, dq/dt].
+constraints (C,5) [type, a, b, L, J], M^-1 (n,n))``. The state is [q, dq/dt].
 """
 
 from __future__ import annotations
@@ -33,14 +33,17 @@ def make_data(
     points: list[tuple[int, int, float, float]] | None = None,
     constraints: list[tuple[int, int, int, float] | tuple[int, int, int, float, float]] | None = None,
 ) -> tuple:
-    """Pack a planar model into the kernel tuple (constraints without J get J = 0)."""
+    """Pack a planar model into the kernel tuple (constraints without J get J = 0; M^-1 precomputed: M is
+    constant, so the right-hand side needs no factorisation of it)."""
     cons = [tuple(c) + (0.0,) * (5 - len(c)) for c in (constraints or [])]
+    M = np.ascontiguousarray(M, dtype=float)
     return (
-        np.ascontiguousarray(M, dtype=float),
+        M,
         np.asarray(f0, dtype=float),
         np.array(cos_terms or [], dtype=float).reshape(-1, 3),
         np.array(points or [], dtype=float).reshape(-1, 4),
         np.array(cons, dtype=float).reshape(-1, 5),
+        np.linalg.inv(M) if M.size else np.zeros((0, 0)),
     )
 
 
@@ -102,33 +105,50 @@ def force(data: tuple, q: np.ndarray, f: np.ndarray) -> None:
 
 @njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
 def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
-    """Index-1 DAE: [[M, G^T], [G, 0]] [qddot; lambda] = [f(q); -dG/dt qdot] (as seed 001 solves it).
+    """Index-1 DAE: [[M, G^T], [G, 0]] [qddot; lambda] = [f(q); -dG/dt qdot] (as seed 001 solves it), by the
+    Schur complement on the multipliers with the constant M^-1 (data[5]): S lambda = G M^-1 f + dG/dt qdot with
+    S = G M^-1 G^T, then qddot = M^-1 (f - G^T lambda).
 
-    Returns False if the matrix is singular.
+    Returns False if S is singular.
     """
-    M = data[0]
-    n = M.shape[0]
+    Minv = data[5]
+    n = Minv.shape[0]
     q = y[:n]
     qd = y[n:]
-    size = n + constraint_rows(data)
-    for r in range(size):
-        for c in range(size):
-            A[r, c] = 0.0
-    # G into the rows A[n:, :n]; phi and then dG/dt qdot into b[n:] (the later write wins)
+    # G into the rows A[n:n+m, :n]; phi and then dG/dt qdot into b[n:n+m] (the later write wins)
     m = _terms_at(data, q, qd, b, A, b, n)
-    for r in range(n):
+    force(data, q, b)  # f into b[:n]
+    for r in range(n):  # z = M^-1 f, kept in ydot's acceleration half
+        s = 0.0
         for c in range(n):
-            A[r, c] = M[r, c]
-    for r in range(n, n + m):
-        for c in range(n):
-            A[c, r] = A[r, c]
-        b[r] = -b[r]
-    force(data, q, b)
-    if not lu_solve_inline(A, b, size):
-        return False
+            s += Minv[r, c] * b[c]
+        ydot[n + r] = s
+    if m > 0:
+        for j in range(m):  # (M^-1 G^T)[:, j] into A[:n, n + j]
+            for r in range(n):
+                s = 0.0
+                for c in range(n):
+                    s += Minv[r, c] * A[n + j, c]
+                A[r, n + j] = s
+        for i in range(m):  # S into A[n:n+m, n:n+m]; its right-hand side G z + dG/dt qdot into b[n:n+m]
+            for j in range(m):
+                s = 0.0
+                for r in range(n):
+                    s += A[n + i, r] * A[r, n + j]
+                A[n + i, n + j] = s
+            s = b[n + i]
+            for r in range(n):
+                s += A[n + i, r] * ydot[n + r]
+            b[n + i] = s
+        if not lu_solve_inline(A[n:n + m, n:n + m], b[n:n + m], m):
+            return False
+        for r in range(n):
+            s = ydot[n + r]
+            for j in range(m):
+                s -= A[r, n + j] * b[n + j]
+            ydot[n + r] = s
     for r in range(n):
         ydot[r] = qd[r]
-        ydot[n + r] = b[r]
     return True
 
 

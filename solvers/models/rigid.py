@@ -274,7 +274,7 @@ def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inside dispatch.rhs: no second call per stage
 def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations from the saddle system.
 
