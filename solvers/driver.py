@@ -80,7 +80,8 @@ def save_plan(n_total: int, h: float, max_samples: int | None = None, save_every
                              "step or more")
         return SavePlan(k, n_total // k + 2)
     if save_at is not None:
-        return SavePlan(n_total + 1, 0, _grid_steps(save_at, n_total, h))
+        steps = _grid_steps(save_at, n_total, h)
+        return SavePlan(n_total + 1, steps.size + 2, steps)
     if max_samples is not None:
         _int_at_least("max_samples", max_samples, 2)
     stride, rows = sample_plan(n_total, max_samples)
@@ -215,8 +216,7 @@ def run(
     opts = np.asarray(method.pack(options), dtype=float) if status == "ok" else np.zeros(1)
     save_steps = plan.steps
     stride = plan.stride
-    rows = plan.rows if save_steps is None else save_steps.size + 2
-    samples = np.full((rows, 1 + ny + kernels.N_DIAG + kernels.N_ENVELOPE), np.nan)
+    samples = np.full((plan.rows, 1 + ny + kernels.N_DIAG + kernels.N_ENVELOPE), np.nan)
     maxima = np.zeros(kernels.N_MAXIMA)
     ref = np.full(4, np.nan)
     info = np.zeros(kernels.N_INFO)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,23 @@ from ..models.base import Model
 from .base import Method, Option
 
 _W_STEPS, _W_NFEV, _W_NJEV = 0, 1, 2
-_SOLVERS: dict[int, Any] = {}  # id(work) -> the run's OdeSolver, dropped when the run's work array is
+_RUNS: dict[int, _Run] = {}  # id(work) -> the run's solver state, dropped when the run's work array is
+
+
+@dataclass
+class _Run:
+    """One run's OdeSolver and the dense output of its current internal step (formed once per step)."""
+
+    solver: Any
+    dense: Any = None
+    dense_t: float = float("nan")
+
+    def at(self, target: float) -> np.ndarray:
+        if self.solver.t == target:
+            return self.solver.y
+        if self.dense_t != self.solver.t:  # DOP853's interpolant costs 3 more rhs evaluations: once per step
+            self.dense, self.dense_t = self.solver.dense_output(), self.solver.t
+        return self.dense(target)
 
 
 class _RhsFailedError(Exception):
@@ -65,12 +82,12 @@ def _kernel(solver_class: type):
         done = 0
         try:
             if k0 == 0:
-                solver = solver_class(fun, t_start, y.copy(), np.inf, rtol=opts[0], atol=opts[1])
-                _SOLVERS[id(work)] = solver
-                weakref.finalize(work, _SOLVERS.pop, id(work), None)
+                _RUNS[id(work)] = _Run(solver_class(fun, t_start, y.copy(), np.inf, rtol=opts[0], atol=opts[1]))
+                weakref.finalize(work, _RUNS.pop, id(work), None)
                 dispatch.diagnostics(kind, data, t, y, fun(t, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
-            solver = _SOLVERS[id(work)]
+            run = _RUNS[id(work)]
+            solver = run.solver
             for s in range(n_steps):
                 done = s
                 target = t_start + (k0 + s + 1) * h
@@ -90,13 +107,7 @@ def _kernel(solver_class: type):
                         if message and "step size" not in message:
                             return s, kernels.NONFINITE, n_saved
                         return s, kernels.STEPSIZE, n_saved
-                if solver.t == target:
-                    ys = solver.y
-                else:  # one interpolant per internal step (DOP853's costs 3 more rhs evaluations), for every
-                    # output time inside it
-                    if getattr(solver, "_lab_dense_t", None) != solver.t:
-                        solver._lab_dense, solver._lab_dense_t = solver.dense_output(), solver.t
-                    ys = solver._lab_dense(target)
+                ys = run.at(target)
                 work[_W_NFEV], work[_W_NJEV] = solver.nfev, getattr(solver, "njev", 0)
                 if not kernels.state_ok(ys):
                     info[kernels.INFO_TIME] = target
@@ -105,12 +116,13 @@ def _kernel(solver_class: type):
                 if kind == dispatch.ROTVEC and opts[3] > 0.5 and angular_velocity.switch(y, opts[4]):
                     # seed 002's 2 pi switch at an output time: the ODE restarts from the switched theta
                     info[kernels.INFO_SWITCHES] += 1.0
-                    _SOLVERS[id(work)] = solver = solver_class(fun, target, y.copy(), np.inf, rtol=opts[0],
-                                                               atol=opts[1])
+                    run = _RUNS[id(work)] = _Run(solver_class(fun, target, y.copy(), np.inf, rtol=opts[0],
+                                                              atol=opts[1]))
+                    solver = run.solver
                 dispatch.diagnostics(kind, data, target, y, fun(target, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, target, y, d, k0 + s + 1, stride, last)
         except _RhsFailedError:
-            info[kernels.INFO_TIME] = getattr(_SOLVERS.get(id(work)), "t", t)
+            info[kernels.INFO_TIME] = _RUNS[id(work)].solver.t if id(work) in _RUNS else t
             return done, fail, n_saved
         return n_steps, kernels.OK, n_saved
 
