@@ -148,3 +148,28 @@ def test_saddle_matrix_is_the_dense_block_system():
     np.testing.assert_array_equal(K[:13, :13], np.block([[H, C], [D, E]]))
     joints.saddle_matrix(K, nv, nm, Hrot, trans, pinned, v_off, C.T.copy(), True, D, E, False)
     np.testing.assert_array_equal(K[:13, :13], np.block([[H, C], [D, np.zeros((nm, nm))]]))
+
+
+@pytest.mark.parametrize("which", ["spatial_double_pendulum", "top+rod"])
+def test_rhs_schur_complement_is_the_dense_saddle_solve(which):
+    """rigid.rhs (Schur complement on the multipliers with the constant M^-1) gives the accelerations of the dense
+    saddle-point system of ``assemble`` at a general state, to round-off."""
+    model = general_models()[0] if which == "spatial_double_pendulum" else _rigid_model("top+rod")
+    data, y = model.data, model.y0
+    n = rigid.system_size(data)
+    A, b = np.zeros((n, n)), np.zeros(n)
+    rigid.assemble(data, y, A, b)
+    dense = np.linalg.solve(A, b)[: rigid.n_velocity(data)]
+    ydot = np.full_like(y, np.nan)
+    assert rigid.rhs(data, 0.0, y, ydot, np.full((n, n), np.nan), np.full(n, np.nan))
+    acc = np.concatenate([ydot[o + (9 if p else 12): o + (12 if p else 18)]
+                          for o, p in zip(data[9][:-1], data[6], strict=True)])
+    np.testing.assert_allclose(acc, dense, rtol=0, atol=1e-12 * np.abs(dense).max())
+
+
+def test_rhs_refuses_a_singular_inertia():
+    """A body whose inertia is singular makes the right-hand side report a singular system (no NaN state)."""
+    data = rigid.make_data([1.0], [np.diag([0.0, 1.0, 1.0])], _G, [(0, [0.0, 0.5, 0.0], -1, [0.0, 0.0, 0.0])])
+    y = rigid.place_bodies(data, [np.eye(3)], [np.zeros(3)])
+    n = rigid.system_size(data)
+    assert not rigid.rhs(data, 0.0, y, np.empty_like(y), np.empty((n, n)), np.empty(n))

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, dispatch, rigid
+from ..models import angular_velocity, coords, dispatch, rigid
 from .base import Method, Option
 
 
@@ -67,7 +67,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     y[i] = ys[i]
                 ts = t + h
                 out = 0
-            ok = dispatch.rhs_inline(kind, data, ts, ys, K[out], A, b)
+            # the machinery's right-hand side inlined right here: an inlined helper taking ``data`` would copy
+            # the tuple of all three machineries' arrays per call (an atomic reference count each)
+            if kind == dispatch.COORDS:
+                ok = coords.rhs(data[1], ts, ys, K[out], A, b)
+            elif kind == dispatch.RIGID:
+                ok = rigid.rhs(data[0], ts, ys, K[out], A, b)
+            else:
+                ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
             if not ok:
                 break
         if not ok and out != 0:
@@ -76,7 +83,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         t = t_start + (k0 + s + 1) * h
         if not ok:
             K[0, :] = np.nan
-        dispatch.diagnostics_inline(kind, data, t, y, K[0], d)
+        if kind == dispatch.COORDS:
+            coords.diagnostics(data[1], y, K[0], d)
+        elif kind == dispatch.RIGID:
+            rigid.diagnostics_inline(data[0], y, K[0], d)
+        else:
+            angular_velocity.diagnostics(data[2], t, y, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
         if not ok:
             info[0] = t

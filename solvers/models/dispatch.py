@@ -61,8 +61,3 @@ def scratch_size(kind: int, data: tuple) -> int:
         return data[1][0].shape[0] + 2 * data[1][4].shape[0]
     return 3
 
-
-# numba-IR inlined forms for a kernel's one hot call site (a compiled call passes the three machineries' arrays,
-# about 18, with atomic reference counting each: on a one-degree-of-freedom model that is most of the cost)
-rhs_inline = njit(inline="always")(rhs.py_func)
-diagnostics_inline = njit(inline="always")(diagnostics.py_func)

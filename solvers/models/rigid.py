@@ -18,9 +18,9 @@ B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I. Joints j
 The model data handed to kernels is the tuple
 ``(mass (N,), inertia (N,3,3), gravity (3,), joint_body (K,2) int, joint_point (K,2,3), momentum_axis (3,),
 pinned (N,) int (1 for a pinned body), pivot (N,3) world pivot, com (N,3) body vector pivot -> centre of mass,
-y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets)`` (the last entries of the offsets are the
-state and velocity sizes). The inertia is about the centre of mass for a free body, about the pivot for a pinned
-one.
+y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets, inverse inertia (N,3,3))`` (the last
+entries of the offsets are the state and velocity sizes). The inertia is about the centre of mass for a free body,
+about the pivot for a pinned one.
 """
 
 from __future__ import annotations
@@ -85,7 +85,19 @@ def make_data(
         np.ascontiguousarray(com),
         y_off,
         v_off,
+        _inverse_inertia(inertia),
     )
+
+
+def _inverse_inertia(inertia: Sequence[np.ndarray]) -> np.ndarray:
+    """J_i^-1 (N,3,3) for the right-hand side's Schur complement (rhs); NaN for a singular J_i, which rhs reports
+    as a singular system."""
+    J = np.array(inertia, dtype=float).reshape(-1, 3, 3)
+    out = np.full_like(J, np.nan)
+    for i, Ji in enumerate(J):
+        if np.all(np.isfinite(Ji)) and np.linalg.cond(Ji) < 1e12:
+            out[i] = np.linalg.inv(Ji)
+    return out
 
 
 def omega_offset(data: tuple, i: int) -> int:
@@ -99,7 +111,7 @@ def place_bodies(data: tuple, R: Sequence[np.ndarray], Omega: Sequence[np.ndarra
     Joints must be listed in tree order: each joint attaches a new body ``i`` to the ground or to a body
     already placed; a pinned body is placed by its pivot. Returns the flat state.
     """
-    mass, _, _, jb, jp, _, pinned, _, _, y_off, _ = data
+    mass, _, _, jb, jp, _, pinned, _, _, y_off, _ = data[:11]
     n = mass.shape[0]
     y = np.zeros(int(y_off[-1]))
     placed = [bool(p) for p in pinned]
@@ -274,21 +286,118 @@ def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, inline="always")  # inside dispatch.rhs: no second call per stage
-def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
-    """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations from the saddle system.
+@njit(cache=True, inline="always")  # one joint side's rows of B and gamma (rhs): scalars, no array views
+def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp: np.ndarray, k: int, side: int,
+                row: int, sign: float) -> None:
+    """Add body side's part of joint k (its state offset o, velocity offset v) to the rows ``row..row+2``:
+    B_Omega = sign R hat(a), B_v = -sign I (seed 000 Table 1: sign -1 for body i, +1 for body j) and
+    gamma += sign R (Omega x (Omega x a)), the velocity-squared part of d2/dt2 (R a)."""
+    a0 = jp[k, side, 0]
+    a1 = jp[k, side, 1]
+    a2 = jp[k, side, 2]
+    W0 = y[o + 12]
+    W1 = y[o + 13]
+    W2 = y[o + 14]
+    s0 = W1 * a2 - W2 * a1  # Omega x a
+    s1 = W2 * a0 - W0 * a2
+    s2 = W0 * a1 - W1 * a0
+    u0 = W1 * s2 - W2 * s1  # Omega x (Omega x a)
+    u1 = W2 * s0 - W0 * s2
+    u2 = W0 * s1 - W1 * s0
+    for r in range(3):
+        R0 = y[o + 3 * r]
+        R1 = y[o + 3 * r + 1]
+        R2 = y[o + 3 * r + 2]
+        A[row + r, v] = sign * (R1 * a2 - R2 * a1)
+        A[row + r, v + 1] = sign * (-R0 * a2 + R2 * a0)
+        A[row + r, v + 2] = sign * (R0 * a1 - R1 * a0)
+        A[row + r, v + 3 + r] = -sign
+        b[row + r] += sign * (R0 * u0 + R1 * u1 + R2 * u2)
 
-    Returns False if the saddle-point matrix is singular.
+
+@njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
+def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+    """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations and multipliers from the
+    saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] (``assemble``), solved by the Schur
+    complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data[11]):
+    S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K), then dw/dt = M^-1 (f - B^T lambda).
+
+    Returns False if an inertia or S is singular.
     """
-    n = assemble_inline(data, y, A, b)
-    if not lu_solve_inline(A, b, n):
-        return False
-    pinned, y_off, v_off = data[6], data[9], data[10]
-    nb = data[0].shape[0]
-    for i in range(nb):
+    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
+    pinned, y_off, v_off, jinv = data[6], data[9], data[10], data[11]
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    nv = v_off[nb]
+    m = 3 * nj
+    for i in range(nb):  # z = M^-1 f into b[:nv] (f as in assemble)
+        if not np.isfinite(jinv[i, 0, 0]):
+            return False
         o = y_off[i]
         v = v_off[i]
         w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
+        J0 = inertia[i, 0, 0] * W0 + inertia[i, 0, 1] * W1 + inertia[i, 0, 2] * W2
+        J1 = inertia[i, 1, 0] * W0 + inertia[i, 1, 1] * W1 + inertia[i, 1, 2] * W2
+        J2 = inertia[i, 2, 0] * W0 + inertia[i, 2, 1] * W1 + inertia[i, 2, 2] * W2
+        f0 = -(W1 * J2 - W2 * J1)  # -Omega x J Omega
+        f1 = -(W2 * J0 - W0 * J2)
+        f2 = -(W0 * J1 - W1 * J0)
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            f0 = g0 + f0
+            f1 = g1 + f1
+            f2 = g2 + f2
+        else:
+            for r in range(3):
+                b[v + 3 + r] = grav[r]  # m g / m
+        for r in range(3):
+            b[v + r] = jinv[i, r, 0] * f0 + jinv[i, r, 1] * f1 + jinv[i, r, 2] * f2
+    if m > 0:
+        for p in range(m):  # B into the rows A[nv:nv+m, :nv], gamma into b[nv:nv+m]
+            b[nv + p] = 0.0
+            for c in range(nv):
+                A[nv + p, c] = 0.0
+        for k in range(nj):
+            i = jb[k, 0]
+            j = jb[k, 1]
+            _joint_rows(A, b, y, y_off[i], v_off[i], jp, k, 0, nv + 3 * k, -1.0)
+            if j >= 0:
+                _joint_rows(A, b, y, y_off[j], v_off[j], jp, k, 1, nv + 3 * k, 1.0)
+        for i in range(nb):  # X = M^-1 B^T into A[:nv, nv:nv+m]
+            v = v_off[i]
+            for p in range(m):
+                B0 = A[nv + p, v]
+                B1 = A[nv + p, v + 1]
+                B2 = A[nv + p, v + 2]
+                for r in range(3):
+                    A[v + r, nv + p] = jinv[i, r, 0] * B0 + jinv[i, r, 1] * B1 + jinv[i, r, 2] * B2
+                if not pinned[i]:
+                    for r in range(3):
+                        A[v + 3 + r, nv + p] = A[nv + p, v + 3 + r] / mass[i]
+        for p in range(m):  # S into A[nv:, nv:], its right-hand side B z - gamma into b[nv:]
+            for q in range(m):
+                s = 0.0
+                for c in range(nv):
+                    s += A[nv + p, c] * A[c, nv + q]
+                A[nv + p, nv + q] = s
+            s = -b[nv + p]
+            for c in range(nv):
+                s += A[nv + p, c] * b[c]
+            b[nv + p] = s
+        if not lu_solve_inline(A[nv:nv + m, nv:nv + m], b[nv:nv + m], m):
+            return False
+        for c in range(nv):  # dw/dt = z - X lambda
+            s = b[c]
+            for p in range(m):
+                s -= A[c, nv + p] * b[nv + p]
+            b[c] = s
+    for i in range(nb):
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12
         W0 = y[w]
         W1 = y[w + 1]
         W2 = y[w + 2]
