@@ -1,24 +1,29 @@
 """The background-job plumbing of every page (Run, Convergence, Papers), in one place.
 
 A page's Run callback validates the form and stores a *request*: the page's own payload plus :func:`request_meta`
-(the browser session, a token naming the job, the Cancel button's click count). Its background callback then
-runs the work inside :func:`page_job`, which
+(a token naming the job, the Cancel button's click count, and who asks: the browser session from the server's
+signed session cookie and the client address, signed with the server's key, so a request edited in the browser
+is refused). Its background callback then runs the work inside :func:`page_job`, which
 
 * records the job as started and, on the way out, finished under its token, so that a job whose process died
   (killed, out of memory, worker restarted) is reported by :func:`watch_for_dead_jobs` instead of "Running…"
   forever (Dash sends no output at all for a dead job);
-* holds one of the browser session's and one of the server's job slots (app.limits: the caps the README
-  documents; a session over its cap is refused at once, a full server queues the job with a message, then
-  refuses it);
+* holds one of the browser session's, one of the client address's and one of the server's job slots
+  (app.limits: the caps the README documents; a session over its cap is refused at once, a full address or
+  server queues the job with a message, then refuses it);
 * gives the work a :class:`Job`: a throttled progress reporter that also tells the solvers to stop at the
   server's wall-time limit, and the message that says so.
 
 A request over a cap gets the same sentence on every page: ``Nothing was run: <the cap's message>``.
+
+A Run-page request that is cheap (:func:`estimate`, calibrated per benchmark and method when the server starts)
+is answered in the request itself when its slots are free (:func:`run_now`): no forked process, no polls.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
@@ -27,10 +32,12 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from dash import Input, Output, State, callback, no_update
+from dash import Input, Output, State, callback, clientside_callback, no_update
 
+import solvers
 from app import config, jobs, limits
-from app.layout import status
+from app.layout import option_defaults, param_defaults, status
+from solvers.registry import METHODS
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +50,48 @@ def run_cache() -> jobs.RunCache:
     return jobs.RunCache(config.cache_dir() / "runs", config.code_version())
 
 
-def request_meta(session: str | None, cancels: int | None) -> dict[str, Any]:
-    """What every page's request carries besides its payload: the session (per-session cap), a fresh token (the
-    job's liveness marker) and the Cancel button's clicks (a cancelled job is not a dead one)."""
-    return {"session": session, "token": uuid.uuid4().hex, "cancels": cancels}
+def identity() -> dict[str, str | None]:
+    """Who asks, as the server knows it: the session id kept in Flask's signed session cookie (made on the
+    first request that needs it; a client cannot choose or forge it, only drop it, which the per-address cap
+    bounds) and the client address (``INTEGRATOR_LAB_PROXIES`` trusted proxies' X-Forwarded-For, app.main).
+    Outside a request (tests, the library): no session, no address."""
+    from flask import has_request_context, request, session
+
+    if not has_request_context():
+        return {"session": None, "client": None}
+    sid = session.get("sid")
+    if not isinstance(sid, str):
+        sid = uuid.uuid4().hex
+        session["sid"] = sid
+    return {"session": sid, "client": request.remote_addr}
+
+
+def _signer():
+    from itsdangerous import URLSafeSerializer
+
+    return URLSafeSerializer(config.secret_key(config.cache_dir()), salt="integrator-lab job request")
+
+
+def request_meta(cancels: int | None) -> dict[str, Any]:
+    """What every page's request carries besides its payload: a fresh token (the job's liveness marker), the
+    Cancel button's clicks (a cancelled job is not a dead one) and, signed, who asks (:func:`identity`) with
+    that token: the caps in :func:`page_job` trust only the signed copy."""
+    token = uuid.uuid4().hex
+    return {"token": token, "cancels": cancels, "signed": _signer().dumps({**identity(), "token": token})}
+
+
+def requester(request: Mapping[str, Any]) -> dict[str, str | None]:
+    """The verified session and client address of a request (request_meta); LimitError if its signature is
+    missing or does not match (a request made or edited outside this server's pages)."""
+    from itsdangerous import BadData
+
+    try:
+        who = _signer().loads(request.get("signed") or "")
+    except BadData:
+        who = None
+    if not isinstance(who, dict) or who.get("token") != request.get("token"):
+        raise limits.LimitError("This request was not made by this server's page (reload the page and try again).")
+    return {"session": who.get("session"), "client": who.get("client")}
 
 
 def refused(exc: Exception) -> str:
@@ -86,13 +131,14 @@ def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
 
     Raises :class:`app.limits.LimitError` (a message for the user, see :func:`refused`) when a cap refuses it.
     """
+    who = requester(request)
     cache = run_cache()
     token = request.get("token")
     if token:
         cache.mark_job(token, "started")
     try:
         lim = limits.Limits.from_env()
-        with limits.job_slot(config.cache_dir(), request.get("session"), lim,
+        with limits.job_slot(config.cache_dir(), who["session"], lim, client=who["client"],
                              on_wait=lambda waited: show(None, f"Waiting for a free slot on the server "
                                                                f"({waited:.0f} s)…")):
             yield Job(show, lim)
@@ -115,19 +161,123 @@ DIED = ("The job's process died before it finished (killed, or out of memory?){k
 
 def watch_for_dead_jobs(status_id: str, request_id: str, cancel_id: str, kept: str = "",
                         button: str = "Run") -> None:
-    """Register the page's callback that turns "running" into an error once the job's Cancel button is disabled
-    again (the job ended) and the job never recorded that it finished."""
+    """Register the page's callbacks that turn "running" into an error once the job's Cancel button is disabled
+    again (the job ended) and the job never recorded that it finished.
+
+    The browser decides when to ask (a clientside callback writes ``<status_id>-ended``, a Store in the page's
+    layout, only when Cancel is disabled while the status still says running), so a job that ended normally
+    costs no request."""
+    clientside_callback(
+        """(disabled, current) => (disabled && current && current.props
+            && current.props.className === 'status-running') ? Date.now() : window.dash_clientside.no_update""",
+        Output(f"{status_id}-ended", "data"),
+        Input(cancel_id, "disabled"),
+        State(status_id, "children"),
+        prevent_initial_call=True,
+    )
 
     @callback(
         Output(status_id, "children", allow_duplicate=True),
-        Input(cancel_id, "disabled"),
+        Input(f"{status_id}-ended", "data"),
         State(request_id, "data"),
         State(cancel_id, "n_clicks"),
         State(status_id, "children"),
         prevent_initial_call=True,
     )
-    def check_job_end(cancel_disabled, request, cancels, current):
-        if not cancel_disabled or not job_died(request, cancels, current):
+    def check_job_end(_ended, request, cancels, current):
+        if not job_died(request, cancels, current):
             return no_update
         log.error("background job %s ended without a result: its process died", request["token"])
         return status("error", DIED.format(kept=kept, button=button))
+
+
+# ---- cheap runs answered in the request (no fork) ----------------------------------------------------------
+CALIBRATION_STEPS = 500
+
+
+def _shape(cfg: Mapping[str, Any]) -> str:
+    """A configuration without its step and end time: what one calibration stands for."""
+    return jobs.run_key({**cfg, "h": 1.0, "t_end": 1.0}, "shape")
+
+
+def _default_config(benchmark: str, method: str, h: float, t_end: float) -> dict:
+    configs, errors = jobs.check_form({"benchmark": benchmark, "methods": [method], "h": h, "t_end": t_end,
+                                       "params": param_defaults(benchmark),
+                                       "options": {method: option_defaults(method)}})
+    if errors:
+        raise RuntimeError(f"the default form of {benchmark} / {method} does not validate: {errors}")
+    return configs[0]
+
+
+CALIBRATION_SECONDS = 1.0  # simulated time of the run that measures a benchmark's record cost
+
+
+@functools.cache
+def calibration() -> dict[str, Any]:
+    """What :func:`estimate` knows, measured once per process (gunicorn's master does it at start, so every
+    worker inherits it): for each benchmark at its default parameters, ``per_step[shape]``, the solver seconds
+    per step of each method at its default options (a CALIBRATION_STEPS-step run; methods with a ``prepare``
+    stage, whose cost is not per step, are left out), and ``record[benchmark]``, the rest of a stored run's cost
+    per simulated second (reference solution, errors, record: the wall time of a CALIBRATION_SECONDS run of the
+    first method, less its solver time), with the default end time up to which it is used."""
+    per_step: dict[str, float] = {}
+    record: dict[str, tuple[float, float]] = {}
+    for benchmark in solvers.benchmarks():
+        info = solvers.describe(benchmark)
+        h, t_end = info["default_h"], info["default_t_end"]
+        for method in solvers.methods(benchmark):
+            if METHODS[method].prepare is not None:
+                continue
+            cfg = _default_config(benchmark, method, h, min(t_end, CALIBRATION_STEPS * h))
+            res = solvers.simulate(cfg["benchmark"], cfg["method"], h=cfg["h"], t_end=cfg["t_end"],
+                                   params=cfg["params"], options=cfg["options"], max_samples=2)
+            if res.status == "ok":
+                per_step[_shape(cfg)] = res.cpu_time / max(res.steps, 1)
+            if benchmark not in record and res.status == "ok":
+                span = min(t_end, CALIBRATION_SECONDS)
+                started = time.perf_counter()
+                stored = jobs.simulate(_default_config(benchmark, method, h, span))
+                rest = max(time.perf_counter() - started - stored["cpu_time"], 0.0)
+                record[benchmark] = (rest / span, t_end)
+    return {"per_step": per_step, "record": record}
+
+
+def estimate(configs: list[Mapping[str, Any]]) -> float | None:
+    """Seconds the runs of a request would take here, or None when a run is not calibrated (other parameters
+    or options than the defaults, a method with a prepare stage, an end time beyond the default)."""
+    cal = calibration()
+    total = 0.0
+    for cfg in configs:
+        per_step = cal["per_step"].get(_shape(cfg))
+        record = cal["record"].get(cfg["benchmark"])
+        if per_step is None or record is None or cfg["t_end"] > record[1] * (1 + 1e-12):
+            return None
+        total += per_step * solvers.api.step_count(cfg["h"], cfg["t_end"]) + record[0] * cfg["t_end"]
+    return total
+
+
+def run_now(configs: list[Mapping[str, Any]]) -> dict | None:
+    """Run a cheap request (:func:`estimate` <= the limit ``inline_seconds``, app.limits) in the calling request
+    when the session's, the address's and a server slot are free at once, under the same caps and wall time as
+    a job; returns the ``run-keys`` data, or None to send the request to a background job (too costly, not
+    calibrated, or a slot taken: the job then queues with its messages)."""
+    lim = dataclasses.replace(limits.Limits.from_env(), queue_seconds=0.0)
+    cost = estimate(configs) if lim.inline_seconds > 0 else None
+    if cost is None or cost > lim.inline_seconds:
+        return None
+    who = identity()
+    started = time.perf_counter()
+    cache = run_cache()
+    keys, cached = [], 0
+    try:
+        with limits.job_slot(config.cache_dir(), who["session"], lim, client=who["client"]):
+            deadline = lim.deadline()
+            over_time = Job(lambda f, t: None, lim).over_time
+            for cfg in configs:
+                key, _result, hit = cache.run(cfg, None, deadline, over_time)
+                keys.append(key)
+                cached += hit
+    except limits.LimitError:
+        return None
+    return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
+            "elapsed": time.perf_counter() - started, "inline": True}

@@ -6,8 +6,12 @@
   that use different stores never see each other's job results.
 - ``REDIS_URL``: when set, background jobs run on Celery workers through Redis (app.celery_support);
   otherwise in local processes through diskcache.
-- ``INTEGRATOR_LAB_SECRET_KEY``: Flask secret key, which also signs Dash's background-job handles. Default: a
-  random key generated once and kept in ``<cache dir>/secret_key``, so all workers agree on it.
+- ``INTEGRATOR_LAB_SECRET_KEY``: Flask secret key, which signs the session cookie, the job requests
+  (app.background) and Dash's background-job handles. Default: a random key generated once and kept in
+  ``<cache dir>/secret_key``, so all workers agree on it.
+- ``INTEGRATOR_LAB_PROXIES``: how many reverse proxies in front of the server to trust for the client address
+  (X-Forwarded-For; default 0: the connection's address). Set it behind nginx or a load balancer, or every
+  client shares the proxy's address and its per-address job cap (app.limits).
 """
 
 from __future__ import annotations
@@ -53,6 +57,14 @@ def cache_dir() -> Path:
         if _writable_dir(path):
             return path
     raise RuntimeError(f"no writable cache directory among {', '.join(map(str, candidates))}; set {CACHE_DIR_ENV}")
+
+
+def trusted_proxies() -> int:
+    """INTEGRATOR_LAB_PROXIES as a count (0 when unset)."""
+    text = os.environ.get("INTEGRATOR_LAB_PROXIES", "").strip() or "0"
+    if not text.isdigit():
+        raise RuntimeError(f"INTEGRATOR_LAB_PROXIES={text!r} must be a whole number of trusted proxies (0 or more)")
+    return int(text)
 
 
 def secret_key(directory: Path) -> str:

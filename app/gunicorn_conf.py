@@ -15,7 +15,8 @@ another thread of the worker is inside SQLite (every poll reads the diskcache st
 mutex in its locked state, and the job hangs for good on its first use of the cache (seen under a 30-session
 load test: a job process stuck in ``sqlite3_free`` from diskcache's reconnect after fork). Polls take
 milliseconds, so a few single-threaded workers serve many pages. With ``REDIS_URL`` (Celery) jobs are not
-forked from the web workers and threads are safe.
+forked from the web workers and threads are safe. So INTEGRATOR_LAB_THREADS > 1 without REDIS_URL is refused at
+start, with this reason.
 """
 
 import os
@@ -23,6 +24,13 @@ import os
 preload_app = True
 workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "4"))
 threads = int(os.environ.get("INTEGRATOR_LAB_THREADS", "1"))
+if threads > 1 and not os.environ.get("REDIS_URL", "").strip():
+    raise SystemExit(
+        f"INTEGRATOR_LAB_THREADS={threads} is refused without REDIS_URL: background jobs are forked from the web "
+        "workers, and a fork taken while another thread of the worker is inside SQLite (the diskcache job store) "
+        "hangs the job for good. Use more workers (INTEGRATOR_LAB_WORKERS) instead, or set REDIS_URL to run jobs "
+        "on Celery workers, where threads are safe."
+    )
 timeout = int(os.environ.get("INTEGRATOR_LAB_TIMEOUT", "120"))
 graceful_timeout = 30
 keepalive = 5
@@ -33,3 +41,10 @@ def on_starting(server):
     import solvers
 
     server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+    import time
+
+    from app import background
+
+    started = time.perf_counter()
+    background.calibration()  # what a cheap run costs here (app.background.run_now), inherited by the workers
+    server.log.info("cheap-run calibration in %.2f s", time.perf_counter() - started)

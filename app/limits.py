@@ -7,8 +7,14 @@
 | samples per run kept / drawn | ``app.jobs.STORE_SAMPLES``; ``solvers.figures.BUCKETS`` min/max pairs per trace | |
 | wall time per job | 120 s (then stopped, partial results kept) | ``INTEGRATOR_LAB_MAX_JOB_SECONDS`` |
 | concurrent jobs per browser session | 2 | ``INTEGRATOR_LAB_MAX_SESSION_JOBS`` |
+| concurrent jobs per client address | 4 | ``INTEGRATOR_LAB_MAX_CLIENT_JOBS`` |
 | concurrent jobs per server | 8 | ``INTEGRATOR_LAB_MAX_SERVER_JOBS`` |
 | wait for a free server slot | 60 s (then refused) | ``INTEGRATOR_LAB_QUEUE_SECONDS`` |
+| cheap Run request answered in the request (no job) up to | 0.25 s (0: never) | ``INTEGRATOR_LAB_INLINE_SECONDS`` |
+
+The session is the server's (a signed cookie, app.background.identity), so a client cannot dodge its cap by
+sending another id; a client that drops its cookies meets the per-address cap. A class behind one NAT address
+shares that cap: raise it to the server's cap there. Jobs over the address or server cap wait for a slot.
 
 Concurrency slots are advisory file locks (``flock``) in ``<cache dir>/slots``: shared by every gunicorn worker and
 background process on the machine, and released by the kernel when a process dies, so a killed job never
@@ -53,6 +59,8 @@ class Limits:
     max_session_jobs: int
     max_server_jobs: int
     queue_seconds: float
+    max_client_jobs: int = 4
+    inline_seconds: float = 0.25
 
     @classmethod
     def from_env(cls) -> Limits:
@@ -63,6 +71,8 @@ class Limits:
             max_session_jobs=int(_env_number("INTEGRATOR_LAB_MAX_SESSION_JOBS", 2, 1)),
             max_server_jobs=int(_env_number("INTEGRATOR_LAB_MAX_SERVER_JOBS", 8, 1)),
             queue_seconds=_env_number("INTEGRATOR_LAB_QUEUE_SECONDS", 60.0, 0.0),
+            max_client_jobs=int(_env_number("INTEGRATOR_LAB_MAX_CLIENT_JOBS", 4, 1)),
+            inline_seconds=_env_number("INTEGRATOR_LAB_INLINE_SECONDS", 0.25, 0.0),
         )
 
     def check_request(self, configs: list[dict]) -> None:
@@ -108,11 +118,14 @@ def job_slot(
     limits: Limits,
     on_wait: Callable[[float], object] | None = None,
     poll: float = 0.2,
+    client: str | None = None,
 ) -> Iterator[None]:
-    """Hold one of the session's and one of the server's job slots while the block runs.
+    """Hold one of the session's, one of the client address's and one of the server's job slots while the block
+    runs.
 
-    A session over its cap is refused at once; when the server is full the job waits for a free slot (calling
-    ``on_wait(seconds waited)``) for up to ``limits.queue_seconds`` and is then refused.
+    A session over its cap is refused at once; when the address's or the server's slots are all taken the job
+    waits for a free one (calling ``on_wait(seconds waited)``) for up to ``limits.queue_seconds`` in all and is
+    then refused.
     """
     slots = Path(directory) / "slots"
     slots.mkdir(parents=True, exist_ok=True)
@@ -128,20 +141,26 @@ def job_slot(
                 )
             held.append(fh)
         started = time.monotonic()
-        while True:
-            fh = _first_free(slots, "server", limits.max_server_jobs)
-            if fh is not None:
-                held.append(fh)
-                break
-            waited = time.monotonic() - started
-            if waited >= limits.queue_seconds:
-                raise LimitError(
-                    f"The server is busy ({limits.max_server_jobs} jobs running) and no slot freed up within "
-                    f"{limits.queue_seconds:g} s: try again in a moment."
-                )
-            if on_wait is not None:
-                on_wait(waited)
-            time.sleep(poll)
+        queues = [("server", limits.max_server_jobs,
+                   f"The server is busy ({limits.max_server_jobs} jobs running) and no slot freed up within "
+                   f"{limits.queue_seconds:g} s: try again in a moment.")]
+        if client:
+            tag = hashlib.sha256(client.encode()).hexdigest()[:16]
+            queues.insert(0, (f"client-{tag}", limits.max_client_jobs,
+                              f"Your address already runs {limits.max_client_jobs} jobs on this server and none "
+                              f"finished within {limits.queue_seconds:g} s: try again in a moment."))
+        for prefix, count, busy in queues:
+            while True:
+                fh = _first_free(slots, prefix, count)
+                if fh is not None:
+                    held.append(fh)
+                    break
+                waited = time.monotonic() - started
+                if waited >= limits.queue_seconds:
+                    raise LimitError(busy)
+                if on_wait is not None:
+                    on_wait(waited)
+                time.sleep(poll)
         yield
     finally:
         for fh in held:

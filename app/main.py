@@ -40,6 +40,11 @@ app = Dash(
 )
 server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
+server.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
+if config.trusted_proxies():  # the client address of the per-address cap: from X-Forwarded-For behind N proxies
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    server.wsgi_app = ProxyFix(server.wsgi_app, x_for=config.trusted_proxies())
 health.register(server, CACHE_DIR, CODE_VERSION)
 
 
@@ -68,9 +73,7 @@ def navigation() -> html.Header:
 
 
 def layout() -> html.Div:
-    # session-id: one random id per browser tab (sessionStorage), for the per-session job cap (app.limits)
-    return html.Div([navigation(), html.Main(dash.page_container, className="page-body"),
-                     dcc.Store(id="session-id", storage_type="session")], className="page")
+    return html.Div([navigation(), html.Main(dash.page_container, className="page-body")], className="page")
 
 
 app.layout = layout
@@ -81,14 +84,6 @@ clientside_callback(
     f"(pathname) => {json.dumps(_paths)}.map(p => 'nav-link' + (p === pathname ? ' active' : ''))",
     [Output(_nav_id(p), "className") for p in _pages()],
     Input("_pages_location", "pathname"),
-)
-
-clientside_callback(
-    """(pathname, sid) => sid || (window.crypto && crypto.randomUUID ? crypto.randomUUID()
-        : Date.now().toString(36) + Math.random().toString(36).slice(2))""",
-    Output("session-id", "data"),
-    Input("_pages_location", "pathname"),
-    dash.State("session-id", "data"),
 )
 
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,

@@ -5,13 +5,20 @@ in other modules, so after an edit of (say) models/rigid.py a cached method kern
 code. Keying the directory by the digest of every source file makes a changed package compile afresh, while an
 unchanged one loads from disk. The base directory is ``NUMBA_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/integrator-lab/numba`` (``~/.cache/...``).
+
+numba refuses to import a cached kernel module at all when its cache directory is not writable ("no locator
+available"): a read-only root filesystem, or a container run under another UID than the one that compiled. Then
+the compiled kernels are copied once into a writable directory under the temporary directory (a tmpfs in such
+containers) and used from there, so the image's build-time compilation still saves the start-up compile.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numba
@@ -39,8 +46,39 @@ def cache_dir() -> Path:
     return Path(base) / source_digest()
 
 
+def writable(path: Path) -> bool:
+    """True if files can be created in path (made if missing), as numba's cache locator tests it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
+
+
+def usable(path: Path) -> Path:
+    """path if writable, else a writable copy of it under the temporary directory (module docstring)."""
+    if writable(path):
+        return path
+    copy = Path(tempfile.gettempdir()) / f"integrator-lab-numba-{os.getuid()}" / path.name
+    if path.is_dir() and not copy.is_dir():
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=copy.parent if writable(copy.parent) else None))
+        shutil.copytree(path, staging / path.name, dirs_exist_ok=True)
+        try:
+            (staging / path.name).rename(copy)
+        except OSError:  # another process made the copy first
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            staging.rmdir()
+    if not writable(copy):
+        raise RuntimeError(f"no writable directory for the compiled kernels: {path} is not writable and neither is "
+                           f"{copy}; set NUMBA_CACHE_DIR to a writable directory")
+    return copy
+
+
 def configure() -> Path:
-    """Point numba.config.CACHE_DIR at cache_dir(); must run before any kernel module is imported."""
-    path = cache_dir()
+    """Point numba.config.CACHE_DIR at cache_dir() (or its writable copy, usable()); must run before any kernel
+    module is imported."""
+    path = usable(cache_dir())
     numba.config.CACHE_DIR = str(path)
     return path

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 import test_browser
@@ -24,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("celery")]
 
 START_TIMEOUT = 300  # s: worker and web load the compiled kernels; slow on a loaded 2-core machine
 WORKER_LOG: dict[str, object] = {}  # the running worker's log file, for the tests to check where jobs ran
+ENV: dict[str, str] = {}  # the environment of the running setup
 
 
 def _need(program: str) -> str:
@@ -58,7 +60,11 @@ def celery_server(tmp_path_factory):
         "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
         "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache"),  # shared by web and worker (the run cache lives there)
         "INTEGRATOR_LAB_SECRET_KEY": "celery-test-key",
+        "INTEGRATOR_LAB_INLINE_SECONDS": "0",  # every run goes to the worker (none answered in the web request)
+        "INTEGRATOR_LAB_WORKER_HEARTBEAT": str(tmp / "worker-heartbeat"),
     }
+    ENV.clear()
+    ENV.update(env)
     procs: list[subprocess.Popen] = []
     logs = {name: tmp / f"{name}.log" for name in ("redis", "worker", "web")}
     WORKER_LOG["path"] = logs["worker"]
@@ -114,3 +120,37 @@ def test_default_run_cache_and_payload_through_celery(page, celery_server, recor
 
 def test_cancel_through_celery(page, celery_server, record_property):
     test_browser.test_cancel_a_long_job(page, celery_server, record_property)
+
+
+def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
+    """`python -m app.worker_health` (the compose healthcheck): healthy with the running worker at <= 0.3 CPU-s
+    (no Celery, app or kernel import); unhealthy, with the reason, once the heartbeat is stale or Redis is gone."""
+    import resource
+
+    heartbeat = Path(ENV["INTEGRATOR_LAB_WORKER_HEARTBEAT"])
+    deadline = time.monotonic() + 30
+    while not heartbeat.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ok = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT, env=ENV, capture_output=True,
+                        text=True, timeout=30)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu <= 0.3, f"the healthcheck took {cpu:.2f} CPU-s"
+    old = time.time() - 120
+    os.utime(heartbeat, (old, old))  # as if the worker had stopped two minutes ago (it rewrites it within 10 s)
+    stale = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT, env=ENV,
+                           capture_output=True, text=True, timeout=30)
+    assert stale.returncode == 1 and "heartbeat is 1" in stale.stderr, stale.stderr
+    missing = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT,
+                             env={**ENV, "INTEGRATOR_LAB_WORKER_HEARTBEAT": str(heartbeat.with_name("none"))},
+                             capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 1 and "no heartbeat file" in missing.stderr, missing.stderr
+    fresh = heartbeat.with_name("fresh")
+    fresh.touch()
+    gone = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT,
+                          env={**ENV, "REDIS_URL": f"redis://127.0.0.1:{_free_port()}/0",
+                               "INTEGRATOR_LAB_WORKER_HEARTBEAT": str(fresh)},
+                          capture_output=True, text=True, timeout=30)
+    assert gone.returncode == 1 and "does not answer" in gone.stderr, gone.stderr

@@ -98,7 +98,7 @@ def test_page_job_helper_throttles_stops_at_the_deadline_and_detects_dead_jobs(t
     background.run_cache.cache_clear()
     assert config.cache_dir() == tmp_path
     shown = []
-    request = {"study": {}, **background.request_meta("session-a", 0)}
+    request = {"study": {}, **background.request_meta(0)}
     running = {"props": {"className": "status-running"}}
     with background.page_job(request, lambda f, text: shown.append((f, text))) as job:
         assert background.job_died(request, 0, running)  # started, not finished: were it to end now, it died
@@ -126,3 +126,72 @@ def test_a_study_stops_when_its_progress_says_so():
                              "t_end": 1.0}, progress)
     assert out["status"] == "cancelled" and out["message"].startswith("stopped by the caller after")
     assert len(out["runs"]) < 3
+
+
+def _meta_server(tmp_path, monkeypatch, **env):
+    """A Flask app whose one route answers with background.request_meta, as a page's Run callback stores it."""
+    from flask import Flask
+
+    from app import background
+
+    monkeypatch.setenv("INTEGRATOR_LAB_CACHE_DIR", str(tmp_path))
+    for name, value in env.items():
+        monkeypatch.setenv(f"INTEGRATOR_LAB_{name}", value)
+    background.run_cache.cache_clear()
+    server = Flask("meta")
+    server.secret_key = "test"
+    server.add_url_rule("/meta", "meta", lambda: background.request_meta(0))
+    return server
+
+
+def test_a_forged_session_does_not_lift_the_session_cap(tmp_path, monkeypatch):
+    """The session is the server's signed cookie: a request whose session field is edited (or a new id sent) is
+    still the same session, a request whose signed part is edited is refused, and a client that drops its
+    cookie meets the per-address cap."""
+    from app import background
+
+    server = _meta_server(tmp_path, monkeypatch, MAX_SESSION_JOBS="1", MAX_CLIENT_JOBS="2", QUEUE_SECONDS="0.2")
+    browser = server.test_client()
+    first, second = browser.get("/meta").json, browser.get("/meta").json
+    assert first["token"] != second["token"]
+    forged = {**second, "session": "a-new-session-id", "client": "10.9.8.7"}  # fields a client may add: ignored
+    tampered = {**second, "signed": second["signed"][:-3] + "abc"}
+    swapped = {**second, "token": first["token"]}  # another request's token under this signature
+    shown = []
+    with background.page_job(first, lambda f, t: shown.append(t)):
+        for request in (second, forged):
+            with pytest.raises(limits.LimitError, match="session already runs 1 jobs"), \
+                    background.page_job(request, lambda f, t: None):
+                pass
+        for request in (tampered, swapped, {k: v for k, v in second.items() if k != "signed"}):
+            with pytest.raises(limits.LimitError, match="not made by this server's page"), \
+                    background.page_job(request, lambda f, t: None):
+                pass
+        other = server.test_client().get("/meta").json  # a fresh cookie jar: a new session, the same address
+        with background.page_job(other, lambda f, t: None):  # the address's second slot
+            third = server.test_client().get("/meta").json
+            with pytest.raises(limits.LimitError, match="Your address already runs 2 jobs"), \
+                    background.page_job(third, lambda f, t: None):
+                pass
+    with background.page_job(second, lambda f, t: None):  # released: the same session runs again
+        pass
+
+
+def test_threads_without_redis_are_refused_at_start(tmp_path):
+    """INTEGRATOR_LAB_THREADS > 1 with the diskcache backend (jobs forked from threaded workers can hang on
+    SQLite's copied mutex) stops gunicorn before it serves, with the reason; with REDIS_URL the setting is
+    accepted (checked on the settings file alone: gunicorn reads it before it imports the app)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(INTEGRATOR_LAB_THREADS="2", INTEGRATOR_LAB_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind", "127.0.0.1:0",
+                           "app:server"], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "INTEGRATOR_LAB_THREADS=2 is refused without REDIS_URL" in proc.stderr + proc.stdout
+    check = "import runpy; print(runpy.run_path('app/gunicorn_conf.py')['threads'])"
+    ok = subprocess.run([sys.executable, "-c", check], env={**env, "REDIS_URL": "redis://127.0.0.1:6379/0"},
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.strip() == "2", ok.stderr

@@ -204,3 +204,17 @@ def test_load_test_script_with_a_few_sessions(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     report = json.loads(out.stdout)
     assert report["sessions"] == 4 and report["completed"] == 4 and report["failed"] == 0, report
+
+
+@pytest.mark.parametrize("hit", [False, True], ids=["miss", "hit"])
+def test_http_load_test_with_three_sessions(hit):
+    """scripts/http_load_test.py (Dash's protocol without a browser) against its own gunicorn: three sessions get
+    their results, each default run in 3 requests after the click (the click, answered in the request: cheap and
+    the slots free, or from the cache; then the charts and the 3D view), none through a background job."""
+    args = ["--sessions", "3", "--timeout", "60"] + (["--hit"] if hit else [])
+    out = subprocess.run([sys.executable, "scripts/http_load_test.py", *args], cwd=REPO_ROOT, capture_output=True,
+                         text=True, timeout=420, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    assert report["completed"] == 3 and report["lost"] == 0, report
+    assert report["requests_per_run"] == 3, report

@@ -107,6 +107,7 @@ def layout(**_query) -> html.Div:
             graphs,
             html.Div(id="conv-details", children=details(None), style={"marginTop": "1rem"}),
             dcc.Store(id="conv-request"),
+            dcc.Store(id="conv-status-ended"),
         ]
     )
 
@@ -151,18 +152,17 @@ def update_methods(benchmark, selected):
     State("conv-h", "value"),
     State("conv-levels", "value"),
     State("conv-t-end", "value"),
-    State("session-id", "data"),
     State("conv-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_study(_n_clicks, benchmark, methods, h, levels, t_end, session, cancels):
+def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels):
     """Validate the form (including the work caps); only a valid request reaches the background job."""
     try:
         p = studies.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
     study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
-    return {"study": study, **background.request_meta(session, cancels)}, \
+    return {"study": study, **background.request_meta(cancels)}, \
         status("running", f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…"), 0
 
 

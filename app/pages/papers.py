@@ -87,6 +87,7 @@ def layout(**_query) -> html.Div:
             # a hidden graph makes the browser fetch plotly.js with the page, not when the results arrive
             dcc.Graph(id="papers-preload", style={"display": "none"}),
             dcc.Store(id="papers-request"),
+            dcc.Store(id="papers-status-ended"),
         ]
     )
 
@@ -152,11 +153,10 @@ def results(data: dict) -> list:
     Output("papers-progress", "value"),
     Input({"type": "paper-run", "index": ALL}, "n_clicks"),
     State("papers-t-end", "value"),
-    State("session-id", "data"),
     State("papers-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_preset(clicks, t_end, session, cancels):
+def request_preset(clicks, t_end, cancels):
     """Validate the preset and the optional end time; only a valid request reaches the background job."""
     trigger = ctx.triggered_id
     if not trigger or not any(clicks):
@@ -165,7 +165,7 @@ def request_preset(clicks, t_end, session, cancels):
         preset = pv.check_request(trigger["index"], t_end)
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
-    return {"preset": preset, **background.request_meta(session, cancels)}, \
+    return {"preset": preset, **background.request_meta(cancels)}, \
         status("running", f"Starting {preset['experiment']}…"), 0
 
 

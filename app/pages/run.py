@@ -5,9 +5,10 @@ the layout in app.layout, links in app.urlstate, the browser-side animation and 
 assets/run_page.js.
 
 Flow: every form change re-validates (messages next to the fields, the shareable link). Run validates again;
-if every run of the request is in the run cache the keys go straight to ``run-keys`` (no job), else the request
-goes to the background job, which runs what is missing (progress bar per run, Cancel kills it) and returns the
-keys. Charts, table and 3D view are drawn from the cached results those keys name.
+if every run of the request is in the run cache the keys go straight to ``run-keys`` (no job); a cheap request
+(app.background.run_now) is computed right there; else the request goes to the background job, which runs what
+is missing (progress bar per run, Cancel kills it) and returns the keys. Charts, table and 3D view are drawn
+from the cached results those keys name.
 """
 
 from __future__ import annotations
@@ -175,11 +176,10 @@ def validate_param_set(_values, benchmark):
     Output("run-progress", "children"),
     Input("run-start", "n_clicks"),
     *FORM_STATE,
-    State("session-id", "data"),
     State("run-cancel", "n_clicks"),
     prevent_initial_call=True,
 )
-def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, session, cancels):
+def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, cancels):
     """Validate the form; serve a fully cached request at once, send anything else to the background job."""
     params, options = _collect(ctx.states_list[:len(FORM_STATE)])
     form = {"benchmark": benchmark, "methods": methods or [], "h": step, "t_end": t_end, "params": params,
@@ -200,8 +200,13 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, se
         done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
         return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
             status("running", "Loading from the cache…"), done
+    answered = background.run_now(configs)  # cheap and the slots free: computed here, no background job
+    if answered is not None:
+        answered["click"] = n_clicks
+        return no_update, answered, status("running", "Drawing…"), \
+            progress_rows([(figures.run_label(c), 1.0, "done") for c in configs])
     # token: names the job's liveness marker (see app.background); cancels: tells a cancelled job from a dead one
-    request = {"configs": configs, **background.request_meta(session, cancels)}
+    request = {"configs": configs, **background.request_meta(cancels)}
     return request, no_update, status("running", "Running…"), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
@@ -300,19 +305,22 @@ def cancelled(_n_clicks):
 @callback(
     Output(CHARTS["trajectory"], "figure"),
     Output(CHARTS["error"], "figure"),
+    Output(CHARTS["energy"], "figure"),
     Output(CHARTS["constraint"], "figure"),
     Output(CHARTS["orthogonality"], "figure"),
     Output(CHARTS["momentum"], "figure"),
     Output("run-summary-table", "children"),
     Output("run-trajectory-components", "options"),
     Output("run-trajectory-components", "value"),
+    Output("run-trajectory-drawn", "data"),
     Output("run-status", "children", allow_duplicate=True),
     Input("run-keys", "data"),
     State("run-trajectory-components", "value"),
+    State("run-energy-mode", "value"),
     prevent_initial_call="initial_duplicate",
 )
-def show_results(run_keys, components):
-    """The charts and the table for the runs the keys name (energy chart and 3D view: own callbacks, in parallel).
+def show_results(run_keys, components, mode):
+    """Every chart and the table for the runs the keys name, in one response (the 3D view: its own callback).
 
     The 3D view is separate because drawing a WebGL scene costs the browser far more than the charts (0.3 s
     against 10-40 ms each in software GL), so the charts appear first.
@@ -323,12 +331,14 @@ def show_results(run_keys, components):
     return (
         figures.trajectory_figure(results, kept),
         figures.error_figure(results),
+        figures.energy_figure(results, mode or "signed"),
         figures.constraint_figure(results),
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),
         summary_table(figures.summary_rows(results)),
         available,
-        no_update if kept == (components or []) else kept,  # unchanged: show_trajectory need not redraw
+        no_update if kept == (components or []) else kept,
+        kept,  # what the trajectory chart shows: the browser asks show_trajectory only for something else
         _outcome(results, run_keys) if run_keys else no_update,
     )
 
@@ -346,23 +356,37 @@ def show_scene(run_keys):
     return scene, view3d.scene_figure(scene)
 
 
+# the components the user picked, when they differ from what the chart shows (no request otherwise)
+clientside_callback(
+    """(value, drawn) => JSON.stringify(value || []) === JSON.stringify(drawn || [])
+        ? window.dash_clientside.no_update : (value || [])""",
+    Output("run-trajectory-wanted", "data"),
+    Input("run-trajectory-components", "value"),
+    State("run-trajectory-drawn", "data"),
+    prevent_initial_call=True,
+)
+
+
 @callback(
     Output(CHARTS["trajectory"], "figure", allow_duplicate=True),
-    Input("run-trajectory-components", "value"),
+    Output("run-trajectory-drawn", "data", allow_duplicate=True),
+    Input("run-trajectory-wanted", "data"),
     State("run-keys", "data"),
     prevent_initial_call=True,
 )
 def show_trajectory(components, run_keys):
     """The trajectory chart again when the user picks other components."""
-    return figures.trajectory_figure(_results(run_keys), components or [])
+    return figures.trajectory_figure(_results(run_keys), components or []), components or []
 
 
 @callback(
-    Output(CHARTS["energy"], "figure"),
-    Input("run-keys", "data"),
+    Output(CHARTS["energy"], "figure", allow_duplicate=True),
     Input("run-energy-mode", "value"),
+    State("run-keys", "data"),
+    prevent_initial_call=True,
 )
-def show_energy(run_keys, mode):
+def show_energy(mode, run_keys):
+    """The energy chart again in another mode (signed, log, log-log)."""
     return figures.energy_figure(_results(run_keys), mode or "signed")
 
 
