@@ -206,7 +206,7 @@ def test_cardan_fails_where_a_general_motion_nears_gimbal_lock():
 def test_acceleration_diagnostic_is_the_heavy_top_ode():
     """The kernel's own accelerations equal the rigid machinery's heavy top (seed 004 eq. 68) at the same state."""
     from solvers.methods import midpoint
-    from solvers.models import pendulum_3d, rigid
+    from solvers.models import pendulum_3d, rigid_dae
 
     p = solvers.api.BENCHMARKS["pendulum_3d"].resolve(P3D_GENERAL)
     y = pendulum_3d.build(p).y0.copy()
@@ -217,5 +217,5 @@ def test_acceleration_diagnostic_is_the_heavy_top_ode():
     acc = np.zeros(12)
     midpoint._heavy_top_acceleration(y, Jp, np.linalg.inv(Jp), top, acc)
     ydot = np.zeros(12)
-    assert rigid.rhs(data, 0.0, y, ydot, np.zeros((3, 3)), np.zeros(3))
+    assert rigid_dae.rhs(data, 0.0, y, ydot, np.zeros((3, 3)), np.zeros(3))
     assert np.allclose(acc[9:], ydot[9:], rtol=1e-12, atol=1e-12), (acc[9:], ydot[9:])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers.models import pendulum_3d, rigid
+from solvers.models import pendulum_3d, rigid, rigid_dae
 from solvers.references import solutions as ref
 from tests.convergence import fitted_order
 
@@ -84,12 +84,12 @@ def test_state_points_and_diagnostics():
 
 
 def test_equation_of_motion_is_seed_eq_68():
-    """rigid.rhs: dOmega/dt = J^-1 (m g rho x R^T e3 - Omega x J Omega), dR/dt = R hat(Omega) at a general state."""
+    """rigid_dae.rhs: dOmega/dt = J^-1 (m g rho x R^T e3 - Omega x J Omega), dR/dt = R hat(Omega) at a general state."""
     model = _model(GENERAL)
     y = model.y0.copy()
     rigid.advance_configuration(model.data, model.y0, np.array([0.3, -0.7, 1.1]), y)
     ydot = np.empty(12)
-    assert rigid.rhs(model.data, 0.0, y, ydot, np.empty((3, 3)), np.empty(3))
+    assert rigid_dae.rhs(model.data, 0.0, y, ydot, np.empty((3, 3)), np.empty(3))
     R, W, J = y[:9].reshape(3, 3), y[9:], GENERAL["J"]
     moment = _M * 9.81 * np.cross(GENERAL["rho"], R[2])  # R^T e3 is the third row of R
     np.testing.assert_allclose(ydot[9:], np.linalg.solve(J, moment - np.cross(W, J @ W)), rtol=1e-13, atol=1e-13)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solvers import driver
-from solvers.models import rigid, spatial_double_pendulum
+from solvers.models import rigid, rigid_dae, spatial_double_pendulum
 from solvers.models.base import Model
 from solvers.references import solutions as ref
 from solvers.registry import METHODS
@@ -59,7 +59,7 @@ def test_initial_acceleration_satisfies_the_acceleration_constraint():
     data, y = model.data, model.y0
     nv, nm = rigid.n_velocity(data), rigid.n_multipliers(data)
     acc, lam = np.empty(nv), np.empty(nm)
-    assert rigid.initial_acceleration(data, y, acc, lam)
+    assert rigid_dae.initial_acceleration(data, y, acc, lam)
     full = np.zeros_like(y)
     for i in range(nv // 6):
         full[18 * i + 12 : 18 * i + 18] = acc[6 * i : 6 * i + 6]
@@ -152,16 +152,16 @@ def test_saddle_matrix_is_the_dense_block_system():
 
 @pytest.mark.parametrize("which", ["spatial_double_pendulum", "top+rod"])
 def test_rhs_schur_complement_is_the_dense_saddle_solve(which):
-    """rigid.rhs (Schur complement on the multipliers with the constant M^-1) gives the accelerations of the dense
+    """rigid_dae.rhs (Schur complement on the multipliers with the constant M^-1) gives the accelerations of the dense
     saddle-point system of ``assemble`` at a general state, to round-off."""
     model = general_models()[0] if which == "spatial_double_pendulum" else _rigid_model("top+rod")
     data, y = model.data, model.y0
     n = rigid.system_size(data)
     A, b = np.zeros((n, n)), np.zeros(n)
-    rigid.assemble(data, y, A, b)
+    rigid_dae.assemble(data, y, A, b)
     dense = np.linalg.solve(A, b)[: rigid.n_velocity(data)]
     ydot = np.full_like(y, np.nan)
-    assert rigid.rhs(data, 0.0, y, ydot, np.full((n, n), np.nan), np.full(n, np.nan))
+    assert rigid_dae.rhs(data, 0.0, y, ydot, np.full((n, n), np.nan), np.full(n, np.nan))
     acc = np.concatenate([ydot[o + (9 if p else 12): o + (12 if p else 18)]
                           for o, p in zip(data[9][:-1], data[6], strict=True)])
     np.testing.assert_allclose(acc, dense, rtol=0, atol=1e-12 * np.abs(dense).max())
@@ -172,4 +172,4 @@ def test_rhs_refuses_a_singular_inertia():
     data = rigid.make_data([1.0], [np.diag([0.0, 1.0, 1.0])], _G, [(0, [0.0, 0.5, 0.0], -1, [0.0, 0.0, 0.0])])
     y = rigid.place_bodies(data, [np.eye(3)], [np.zeros(3)])
     n = rigid.system_size(data)
-    assert not rigid.rhs(data, 0.0, y, np.empty_like(y), np.empty((n, n)), np.empty(n))
+    assert not rigid_dae.rhs(data, 0.0, y, np.empty_like(y), np.empty((n, n)), np.empty(n))

@@ -8,7 +8,7 @@
   Jacobian of the first iterate, the same stopping rule, the same small-angle series), so it reproduces the
   kernel's trajectory to round-off. It answers "what does compiling buy?".
 * :func:`dop853_reference` integrates the same problem, the index-1 DAE of the rigid machinery (state layout of
-  ``solvers/models/rigid.py``, right-hand side = the compiled ``rigid.rhs`` behind a small Python wrapper), with
+  ``solvers/models/rigid_dae.py``, right-hand side = the compiled ``rigid_dae.rhs`` behind a small Python wrapper), with
   SciPy's ``solve_ivp(method="DOP853")``. It answers "what does a standard library integrator cost for the same
   accuracy?" and shows the drift (energy, constraints, orthogonality) a non-geometric integrator has.
 
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernels, lie
-from ..models import rigid
+from ..models import rigid, rigid_dae
 from ..models import spatial_double_pendulum as sdp
 from ..registry import METHODS
 
@@ -178,7 +178,7 @@ def rattlie_numpy(
 ) -> tuple[np.ndarray, float]:
     """RATTLie on the spatial double pendulum, one Python loop iteration per step; returns (final state, s/step).
 
-    The final state has the flat layout of ``solvers/models/rigid.py`` (per body R (9), x, Omega, v). Newton
+    The final state has the flat layout of ``solvers/models/rigid_dae.py`` (per body R (9), x, Omega, v). Newton
     options default to the compiled method's defaults. Seconds per step is the wall time of the step loop
     divided by ``n_steps`` (set-up excluded). A ``stats`` dict, if given, receives ``newton_iterations`` (total)
     and ``iterations`` (per step). One step from (q_n, p_n = M v_n):
@@ -320,7 +320,7 @@ def dop853_reference(
     reference: Mapping[str, Any] | None = None,
     diagnostics: bool = True,
 ) -> dict[str, Any]:
-    """SciPy DOP853 on the index-1 DAE of the rigid machinery (the compiled ``rigid.rhs`` behind a wrapper).
+    """SciPy DOP853 on the index-1 DAE of the rigid machinery (the compiled ``rigid_dae.rhs`` behind a wrapper).
 
     Returns wall and CPU (process) time of ``solve_ivp``, RHS evaluations, accepted steps, the final state and
     the states at ``check_times`` (via the dense output); with ``diagnostics`` the maxima of |E - E0|, |Phi|,
@@ -339,7 +339,7 @@ def dop853_reference(
 
     def fun(t: float, y: np.ndarray) -> np.ndarray:
         ydot = np.empty_like(y)
-        if not rigid.rhs(data, t, y, ydot, A, b):
+        if not rigid_dae.rhs(data, t, y, ydot, A, b):
             raise FloatingPointError(f"singular saddle-point system at t = {t:g}")
         return ydot
 

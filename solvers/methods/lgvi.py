@@ -28,7 +28,7 @@ is factorised instead. Stopping test: the common kernels.newton_test on f/h, (x_
 newton_tol means what it means for the other methods) and the multipliers (docs/methods.md, "Newton
 iteration"). Predictor: linear extrapolation of the
 last two steps' f, x_{n+1} - x_n and lambda (first step: the Taylor polynomial with the consistent
-acceleration and multiplier of rigid.initial_acceleration). Typically 2 iterations per step.
+acceleration and multiplier of rigid_dae.initial_acceleration). Typically 2 iterations per step.
 
 End-point momenta (eqs. 12, 14, with the constraint forces at n + 1 left out):
     Pi^-_{n+1} = F^T g(f) / h,   gamma^-_{n+1} = m (x_{n+1} - x_n) / h + (h/2) m grav,
@@ -62,7 +62,7 @@ pair of multipliers sums to DL's one); they differ only in the velocities. DL ne
 
 Both are symplectic, preserve the momentum maps of symmetries exactly (up to the Newton tolerance) and keep R
 orthogonal to round-off (R is only multiplied by exponentials). Diagnostics: at k = 0 the consistent
-acceleration (rigid.initial_acceleration), afterwards rigid.difference_acceleration of the reported velocities.
+acceleration (rigid_dae.initial_acceleration), afterwards rigid.difference_acceleration of the reported velocities.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ from numba import njit
 
 from .. import kernels
 from ..linalg import inv3_into, lu_solve_inplace
-from ..models import joints, rigid
+from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
 BODY = rigid.BODY
@@ -290,7 +290,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         t = t_start
         lam = np.empty(nm)
         acc_l = np.empty(nv)
-        if not rigid.initial_acceleration(rd, y, acc_l, lam):
+        if not rigid_dae.initial_acceleration(rd, y, acc_l, lam):
             info[0] = t
             return 0, kernels.SINGULAR, n_saved
         if not project and not schur:

@@ -112,7 +112,7 @@ from numba import njit
 
 from .. import kernels, lie
 from ..linalg import inv3_into, lu_solve_inplace
-from ..models import dispatch, joints, rigid
+from ..models import dispatch, joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method, Option
 
 BODY = rigid.BODY
@@ -240,7 +240,7 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
     v_0 +- d vdot_0 with d = h (see the module docstring). Returns False if a saddle system is singular.
     """
     nv = vd.shape[0]
-    if not rigid.initial_acceleration(rd, y, vd, lam):
+    if not rigid_dae.initial_acceleration(rd, y, vd, lam):
         return False
     for r in range(nv):
         a[r] = vd[r]
@@ -257,7 +257,7 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
             w[r] = vtmp[r] + s * vd[r]
         rigid.set_velocity(rd, ytmp, w)
         out = vd_p if sgn == 0 else vd_m
-        if not rigid.initial_acceleration(rd, ytmp, out, lam_tmp):
+        if not rigid_dae.initial_acceleration(rd, ytmp, out, lam_tmp):
             return False
     for r in range(nv):
         vd_p[r] = (vd_p[r] - vd_m[r]) / (2.0 * d)  # vddot_0
@@ -610,7 +610,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
     lams = np.full((n_steps + 1, nm), np.nan)
     states = np.full((n_steps + 1, y.shape[0]), np.nan)
     acc0 = np.empty(nv)
-    if not rigid.initial_acceleration(model.data, y, acc0, lams[0]):
+    if not rigid_dae.initial_acceleration(model.data, y, acc0, lams[0]):
         raise RuntimeError("lie_galpha: singular saddle-point system at t = 0")
     states[0] = y
     n_saved = 0

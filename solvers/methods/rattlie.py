@@ -36,7 +36,7 @@ from numba import njit
 
 from .. import kernels, lie
 from ..linalg import inv3_into, inv3_into_inline, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
-from ..models import rigid
+from ..models import rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
 # the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
@@ -62,7 +62,7 @@ def _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old
     nm = rigid.n_multipliers(rd)
     acc_l = np.empty(nv)
     lam = np.empty(nm)
-    if not rigid.initial_acceleration(rd, y, acc_l, lam):
+    if not rigid_dae.initial_acceleration(rd, y, acc_l, lam):
         return -1
     acc = np.zeros(y.shape[0])
     rigid.set_velocity(rd, acc, acc_l)

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, coords, dispatch, rigid
+from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
 from .base import Method, Option
 
 
@@ -72,7 +72,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             if kind == dispatch.COORDS:
                 ok = coords.rhs(data[1], ts, ys, K[out], A, b)
             elif kind == dispatch.RIGID:
-                ok = rigid.rhs(data[0], ts, ys, K[out], A, b)
+                ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
             else:
                 ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
             if not ok:

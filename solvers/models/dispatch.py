@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import angular_velocity, coords, rigid
+from . import angular_velocity, coords, rigid, rigid_dae
 
 RIGID, COORDS, ROTVEC = 0, 1, 2
 KINDS = {"rigid": RIGID, "coords": COORDS, "rotvec": ROTVEC}
@@ -35,7 +35,7 @@ def pack(machinery: str, data: tuple) -> tuple[int, tuple]:
 def rhs(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """First-order right-hand side dy/dt (index-1 DAE for constrained models); False if it cannot be evaluated."""
     if kind == RIGID:
-        return rigid.rhs(data[0], t, y, ydot, A, b)
+        return rigid_dae.rhs(data[0], t, y, ydot, A, b)
     if kind == COORDS:
         return coords.rhs(data[1], t, y, ydot, A, b)
     return angular_velocity.rhs(data[2], t, y, ydot, A, b)

@@ -1,0 +1,266 @@
+"""The index-1 DAE of the rigid machinery: the saddle-point system of accelerations and multipliers.
+
+[[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] at a state (M = blockdiag(J_i, m_i I), B the joints' Jacobian
+in the Lie-algebra sense, gamma minus the velocity-squared terms of d2Phi/dt2; solvers.models.rigid for the
+state layout and the data tuple). The explicit methods integrate it (``rhs``, the first-order right-hand side),
+the implicit ones start from it (``initial_acceleration``), and ``assemble`` writes the dense system (tests and
+starting values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..linalg import cross_into, lu_solve_inline, lu_solve_inplace
+from .rigid import gravity_moment, n_velocity
+
+
+@njit(cache=True)
+def _rot_hat(R: np.ndarray, a: np.ndarray, out: np.ndarray) -> None:
+    """out = R hat(a)."""
+    for r in range(3):
+        out[r, 0] = R[r, 1] * a[2] - R[r, 2] * a[1]
+        out[r, 1] = -R[r, 0] * a[2] + R[r, 2] * a[0]
+        out[r, 2] = R[r, 0] * a[1] - R[r, 1] * a[0]
+
+
+@njit(cache=True)
+def _centripetal(R: np.ndarray, W: np.ndarray, a: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
+    """R (W x (W x a)), the velocity-squared part of d2/dt2 (R a)."""
+    cross_into(W, a, t1)
+    cross_into(W, t1, t2)
+    out = np.empty(3)
+    for r in range(3):
+        out[r] = R[r, 0] * t2[0] + R[r, 1] * t2[1] + R[r, 2] * t2[2]
+    return out
+
+
+@njit(cache=True)
+def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
+    """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
+
+    M = blockdiag(J_i, m_i I) (J_i alone for a pinned body); f = (-Omega x J Omega, m g) for a free body,
+    -Omega x J Omega + m rho x R^T g for a pinned one (seed 004 eq. 68); gamma = -(velocity-squared terms of
+    d2Phi/dt2). Returns the system size.
+    """
+    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    nv = v_off[nb]
+    n = nv + 3 * nj
+    for r in range(n):
+        b[r] = 0.0
+        for c in range(n):
+            A[r, c] = 0.0
+    JW = np.empty(3)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    C = np.empty((3, 3))
+    for i in range(nb):
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views: this runs at every RK4 stage)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
+        for r in range(3):
+            for c in range(3):
+                A[v + r, v + c] = inertia[i, r, c]
+            JW[r] = inertia[i, r, 0] * W0 + inertia[i, r, 1] * W1 + inertia[i, r, 2] * W2
+        t1[0] = W1 * JW[2] - W2 * JW[1]  # Omega x J Omega
+        t1[1] = W2 * JW[0] - W0 * JW[2]
+        t1[2] = W0 * JW[1] - W1 * JW[0]
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            b[v] = g0 - t1[0]
+            b[v + 1] = g1 - t1[1]
+            b[v + 2] = g2 - t1[2]
+            continue
+        for r in range(3):
+            A[v + 3 + r, v + 3 + r] = mass[i]
+        for r in range(3):
+            b[v + r] = -t1[r]
+            b[v + 3 + r] = mass[i] * grav[r]
+    for k in range(nj):
+        r0 = nv + 3 * k
+        i = jb[k, 0]
+        j = jb[k, 1]
+        oi = y_off[i]
+        vi = v_off[i]
+        Ri = y[oi : oi + 9].reshape((3, 3))
+        _rot_hat(Ri, jp[k, 0], C)
+        for r in range(3):
+            for c in range(3):
+                A[r0 + r, vi + c] = -C[r, c]
+                A[vi + c, r0 + r] = -C[r, c]
+            A[r0 + r, vi + 3 + r] = 1.0
+            A[vi + 3 + r, r0 + r] = 1.0
+        g = _centripetal(Ri, y[oi + 12 : oi + 15], jp[k, 0], t1, t2)
+        for r in range(3):
+            b[r0 + r] = -g[r]
+        if j >= 0:
+            oj = y_off[j]
+            vj = v_off[j]
+            Rj = y[oj : oj + 9].reshape((3, 3))
+            _rot_hat(Rj, jp[k, 1], C)
+            for r in range(3):
+                for c in range(3):
+                    A[r0 + r, vj + c] = C[r, c]
+                    A[vj + c, r0 + r] = C[r, c]
+                A[r0 + r, vj + 3 + r] = -1.0
+                A[vj + 3 + r, r0 + r] = -1.0
+            g = _centripetal(Rj, y[oj + 12 : oj + 15], jp[k, 1], t1, t2)
+            for r in range(3):
+                b[r0 + r] += g[r]
+    return n
+
+
+@njit(cache=True, inline="always")  # one joint side's rows of B and gamma (rhs): scalars, no array views
+def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp: np.ndarray, k: int, side: int,
+                row: int, sign: float) -> None:
+    """Add body side's part of joint k (its state offset o, velocity offset v) to the rows ``row..row+2``:
+    B_Omega = sign R hat(a), B_v = -sign I (seed 000 Table 1: sign -1 for body i, +1 for body j) and
+    gamma += sign R (Omega x (Omega x a)), the velocity-squared part of d2/dt2 (R a)."""
+    a0 = jp[k, side, 0]
+    a1 = jp[k, side, 1]
+    a2 = jp[k, side, 2]
+    W0 = y[o + 12]
+    W1 = y[o + 13]
+    W2 = y[o + 14]
+    s0 = W1 * a2 - W2 * a1  # Omega x a
+    s1 = W2 * a0 - W0 * a2
+    s2 = W0 * a1 - W1 * a0
+    u0 = W1 * s2 - W2 * s1  # Omega x (Omega x a)
+    u1 = W2 * s0 - W0 * s2
+    u2 = W0 * s1 - W1 * s0
+    for r in range(3):
+        R0 = y[o + 3 * r]
+        R1 = y[o + 3 * r + 1]
+        R2 = y[o + 3 * r + 2]
+        A[row + r, v] = sign * (R1 * a2 - R2 * a1)
+        A[row + r, v + 1] = sign * (-R0 * a2 + R2 * a0)
+        A[row + r, v + 2] = sign * (R0 * a1 - R1 * a0)
+        A[row + r, v + 3 + r] = -sign
+        b[row + r] += sign * (R0 * u0 + R1 * u1 + R2 * u2)
+
+
+@njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
+def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+    """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations and multipliers from the
+    saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] (``assemble``), solved by the Schur
+    complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data[11]):
+    S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K), then dw/dt = M^-1 (f - B^T lambda).
+
+    Returns False if an inertia or S is singular.
+    """
+    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
+    pinned, y_off, v_off, jinv = data[6], data[9], data[10], data[11]
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    nv = v_off[nb]
+    m = 3 * nj
+    for i in range(nb):  # z = M^-1 f into b[:nv] (f as in assemble)
+        if not np.isfinite(jinv[i, 0, 0]):
+            return False
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views)
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
+        J0 = inertia[i, 0, 0] * W0 + inertia[i, 0, 1] * W1 + inertia[i, 0, 2] * W2
+        J1 = inertia[i, 1, 0] * W0 + inertia[i, 1, 1] * W1 + inertia[i, 1, 2] * W2
+        J2 = inertia[i, 2, 0] * W0 + inertia[i, 2, 1] * W1 + inertia[i, 2, 2] * W2
+        f0 = -(W1 * J2 - W2 * J1)  # -Omega x J Omega
+        f1 = -(W2 * J0 - W0 * J2)
+        f2 = -(W0 * J1 - W1 * J0)
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            f0 = g0 + f0
+            f1 = g1 + f1
+            f2 = g2 + f2
+        else:
+            for r in range(3):
+                b[v + 3 + r] = grav[r]  # m g / m
+        for r in range(3):
+            b[v + r] = jinv[i, r, 0] * f0 + jinv[i, r, 1] * f1 + jinv[i, r, 2] * f2
+    if m > 0:
+        for p in range(m):  # B into the rows A[nv:nv+m, :nv], gamma into b[nv:nv+m]
+            b[nv + p] = 0.0
+            for c in range(nv):
+                A[nv + p, c] = 0.0
+        for k in range(nj):
+            i = jb[k, 0]
+            j = jb[k, 1]
+            _joint_rows(A, b, y, y_off[i], v_off[i], jp, k, 0, nv + 3 * k, -1.0)
+            if j >= 0:
+                _joint_rows(A, b, y, y_off[j], v_off[j], jp, k, 1, nv + 3 * k, 1.0)
+        for i in range(nb):  # X = M^-1 B^T into A[:nv, nv:nv+m]
+            v = v_off[i]
+            for p in range(m):
+                B0 = A[nv + p, v]
+                B1 = A[nv + p, v + 1]
+                B2 = A[nv + p, v + 2]
+                for r in range(3):
+                    A[v + r, nv + p] = jinv[i, r, 0] * B0 + jinv[i, r, 1] * B1 + jinv[i, r, 2] * B2
+                if not pinned[i]:
+                    for r in range(3):
+                        A[v + 3 + r, nv + p] = A[nv + p, v + 3 + r] / mass[i]
+        for p in range(m):  # S into A[nv:, nv:], its right-hand side B z - gamma into b[nv:]
+            for q in range(m):
+                s = 0.0
+                for c in range(nv):
+                    s += A[nv + p, c] * A[c, nv + q]
+                A[nv + p, nv + q] = s
+            s = -b[nv + p]
+            for c in range(nv):
+                s += A[nv + p, c] * b[c]
+            b[nv + p] = s
+        if not lu_solve_inline(A[nv:nv + m, nv:nv + m], b[nv:nv + m], m):
+            return False
+        for c in range(nv):  # dw/dt = z - X lambda
+            s = b[c]
+            for p in range(m):
+                s -= A[c, nv + p] * b[nv + p]
+            b[c] = s
+    for i in range(nb):
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
+        for r in range(3):
+            R0 = y[o + 3 * r]
+            R1 = y[o + 3 * r + 1]
+            R2 = y[o + 3 * r + 2]
+            ydot[o + 3 * r + 0] = R1 * W2 - R2 * W1
+            ydot[o + 3 * r + 1] = -R0 * W2 + R2 * W0
+            ydot[o + 3 * r + 2] = R0 * W1 - R1 * W0
+            ydot[w + r] = b[v + r]
+            if not pinned[i]:
+                ydot[o + 9 + r] = y[o + 15 + r]
+                ydot[o + 15 + r] = b[v + 3 + r]
+    return True
+
+
+@njit(cache=True)
+def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
+    """Consistent accelerations dw/dt (nv) and multipliers (3K) of the index-1 DAE at y (the saddle solve).
+
+    Returns False if the system is singular. Used for starting values and the t = 0 diagnostics.
+    """
+    nv = n_velocity(data)
+    n = nv + 3 * data[3].shape[0]
+    A = np.empty((n, n))
+    b = np.empty(n)
+    assemble(data, y, A, b)
+    if not lu_solve_inplace(A, b, n):
+        return False
+    for r in range(nv):
+        acc[r] = b[r]
+    for r in range(n - nv):
+        lam[r] = b[nv + r]
+    return True
