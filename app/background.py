@@ -94,6 +94,18 @@ def requester(request: Mapping[str, Any]) -> dict[str, str | None]:
     return {"session": who.get("session"), "client": who.get("client")}
 
 
+def failed(exc: BaseException, what: str) -> str:
+    """The sentence a job that raised gets (its page's ``on_error``), ``what`` naming it ("The run"): a lost
+    connection to the job queue (Redis restarted or unreachable under Celery) says so; anything else is an
+    internal error whose details are in the server log."""
+    log.error("%s failed: %r", what, exc)
+    modules = {c.__module__.split(".")[0] for c in type(exc).__mro__}
+    if modules & {"redis", "kombu", "celery"} and "onnection" in "".join(c.__name__ for c in type(exc).__mro__):
+        return (f"{what} lost its connection to the job queue (Redis was restarted or is unreachable); runs that "
+                "had finished are kept: press Run again.")
+    return f"{what} failed with an internal error (details in the server log)."
+
+
 def refused(exc: Exception) -> str:
     """The sentence a request over a cap (or otherwise refused before it ran) gets, on every page."""
     return f"Nothing was run: {exc}"

@@ -195,3 +195,16 @@ def test_threads_without_redis_are_refused_at_start(tmp_path):
     ok = subprocess.run([sys.executable, "-c", check], env={**env, "REDIS_URL": "redis://127.0.0.1:6379/0"},
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and ok.stdout.strip() == "2", ok.stderr
+
+
+def test_a_job_that_raised_says_why():
+    """A lost connection to the job queue (Redis restarted) is named as such; anything else is an internal
+    error with its details in the log."""
+    import redis
+
+    from app import background
+
+    lost = background.failed(redis.exceptions.ConnectionError("Connection refused"), "The run")
+    assert lost.startswith("The run lost its connection to the job queue (Redis was restarted or is unreachable)")
+    assert background.failed(ValueError("x"), "The study") == (
+        "The study failed with an internal error (details in the server log).")

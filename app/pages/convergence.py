@@ -167,9 +167,7 @@ def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels):
 
 
 def _job_failed(exc: Exception):
-    log.error("convergence job failed: %s", exc)
-    return (no_update, no_update, no_update,
-            status("error", "The study failed with an internal error (details in the server log)."), 0)
+    return no_update, no_update, no_update, status("error", background.failed(exc, "The study")), 0
 
 
 @callback(

@@ -170,8 +170,7 @@ def request_preset(clicks, t_end, cancels):
 
 
 def _job_failed(exc: Exception):
-    log.error("papers job failed: %s", exc)
-    return no_update, status("error", "The experiment failed with an internal error (details in the server log)."), 0
+    return no_update, status("error", background.failed(exc, "The experiment")), 0
 
 
 def _timed(run: Callable[[], dict]) -> dict:

@@ -212,8 +212,7 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, ca
 
 
 def _job_failed(exc: Exception):
-    log.error("background job failed: %s", exc)
-    return no_update, status("error", "The run failed with an internal error (details in the server log).")
+    return no_update, status("error", background.failed(exc, "The run"))
 
 
 @callback(
