@@ -10,12 +10,12 @@ PORT = 8050
 PYTEST_FLAGS = -q -n 2 --dist loadgroup
 CHROMIUM = /usr/bin/chromium
 
+# serve: the page answers at once; on a fresh clone the kernels compile in the background (app/gunicorn_conf.py)
 serve: $(VENV)/.installed
-	$(BIN)/python -m solvers warmup
 	$(BIN)/gunicorn -c app/gunicorn_conf.py --bind $(HOST):$(PORT) app:server
 
 test: $(VENV)/.installed chromium
-	$(BIN)/python -m solvers warmup
+	$(BIN)/python -m solvers warmup --jobs 2
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 lint: $(VENV)/.installed

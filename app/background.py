@@ -25,11 +25,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import json
 import logging
 import math
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from dash import Input, Output, State, callback, clientside_callback, no_update
@@ -224,14 +226,28 @@ def _default_config(benchmark: str, method: str, h: float, t_end: float) -> dict
 CALIBRATION_SECONDS = 1.0  # simulated time of the run that measures a benchmark's record cost
 
 
-@functools.cache
+def _calibration_file() -> Path:
+    return config.cache_dir() / f"calibration-{run_cache().version}.json"
+
+
 def calibration() -> dict[str, Any]:
-    """What :func:`estimate` knows, measured once per process (gunicorn's master does it at start, so every
-    worker inherits it): for each benchmark at its default parameters, ``per_step[shape]``, the solver seconds
-    per step of each method at its default options (a CALIBRATION_STEPS-step run; methods with a ``prepare``
-    stage, whose cost is not per step, are left out), and ``record[benchmark]``, the rest of a stored run's cost
-    per simulated second (reference solution, errors, record: the wall time of a CALIBRATION_SECONDS run of the
-    first method, less its solver time), with the default end time up to which it is used."""
+    """What :func:`estimate` knows (:func:`calibrate`), read from the cache directory; nothing (every request goes
+    to a background job) until it has been measured for this version of the code."""
+    try:
+        return json.loads(_calibration_file().read_text())
+    except (OSError, ValueError):
+        return {"per_step": {}, "record": {}}
+
+
+def calibrate() -> dict[str, Any]:
+    """Measure what a cheap run costs here and store it for every process of the server (gunicorn's start when
+    the kernels are compiled, else the background warm-up once it has compiled them: app.warm).
+
+    For each benchmark at its default parameters, ``per_step[shape]``: the solver seconds per step of each method
+    at its default options (a CALIBRATION_STEPS-step run; methods with a ``prepare`` stage, whose cost is not per
+    step, are left out); ``record[benchmark]``: the rest of a stored run's cost per simulated second (reference
+    solution, errors, record: the wall time of a CALIBRATION_SECONDS run of the first method, less its solver
+    time), with the default end time up to which it is used."""
     per_step: dict[str, float] = {}
     record: dict[str, tuple[float, float]] = {}
     for benchmark in solvers.benchmarks():
@@ -251,7 +267,12 @@ def calibration() -> dict[str, Any]:
                 stored = jobs.simulate(_default_config(benchmark, method, h, span))
                 rest = max(time.perf_counter() - started - stored["cpu_time"], 0.0)
                 record[benchmark] = (rest / span, t_end)
-    return {"per_step": per_step, "record": record}
+    data = {"per_step": per_step, "record": record}
+    path = _calibration_file()
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)  # atomic: a reader sees the old file or the new one
+    return data
 
 
 def estimate(configs: list[Mapping[str, Any]]) -> float | None:

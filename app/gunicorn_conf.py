@@ -3,8 +3,9 @@
 Use: ``gunicorn -c app/gunicorn_conf.py --bind HOST:PORT app:server``. ``preload_app`` (``--preload``) imports
 the app once in the master and ``on_starting`` loads every compiled kernel there, so the workers and the
 background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
-cache, about 0.7 s). gunicorn skips settings it does not know, so ``control_socket_disable`` (gunicorn 27's
-``--no-control-socket``) is harmless on older releases.
+cache, about 0.7 s). When the kernels are not compiled yet (a fresh clone), it serves at once and compiles them
+in the background instead (app.warm). gunicorn skips settings it does not know, so ``control_socket_disable``
+(gunicorn 27's ``--no-control-socket``) is harmless on older releases.
 
 Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
 worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
@@ -38,13 +39,24 @@ control_socket_disable = True
 
 
 def on_starting(server):
-    import solvers
-
-    server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+    """Load every compiled kernel and measure what a cheap run costs (app.background.calibrate) before the
+    workers fork, when the kernels of this code are compiled; otherwise serve at once and compile them in a
+    background process (app.warm), so a fresh clone's page answers in seconds instead of minutes."""
+    import subprocess
+    import sys
     import time
 
+    import solvers
     from app import background
 
-    started = time.perf_counter()
-    background.calibration()  # what a cheap run costs here (app.background.run_now), inherited by the workers
-    server.log.info("cheap-run calibration in %.2f s", time.perf_counter() - started)
+    if not solvers.api.kernels_ready():
+        proc = subprocess.Popen([sys.executable, "-m", "app.warm"], start_new_session=True,
+                                stdin=subprocess.DEVNULL)
+        server.log.info("solver kernels not compiled yet: compiling them in the background (app.warm, pid %d); "
+                        "runs started meanwhile compile what they need", proc.pid)
+        return
+    server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+    if not background.calibration()["per_step"]:
+        started = time.perf_counter()
+        background.calibrate()  # what a cheap run costs here (app.background.run_now), for every worker
+        server.log.info("cheap-run calibration in %.2f s", time.perf_counter() - started)

@@ -82,3 +82,16 @@ def configure() -> Path:
     path = usable(cache_dir())
     numba.config.CACHE_DIR = str(path)
     return path
+
+
+COMPLETE = "complete"  # stamp file: a warmup of this digest finished (solvers.api.warmup)
+
+
+def mark_complete() -> None:
+    """Record that every kernel of this digest is compiled into the cache directory."""
+    (Path(numba.config.CACHE_DIR) / COMPLETE).touch()
+
+
+def is_complete() -> bool:
+    """Whether mark_complete ran for this digest (in this cache directory or the one it was copied from)."""
+    return (Path(numba.config.CACHE_DIR) / COMPLETE).is_file()

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import driver
+from . import _numba_cache, driver
 from .driver import step_count
 from .registry import BENCHMARKS, METHODS, applies
 from .result import Result
@@ -118,15 +118,36 @@ def simulate(
     return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, plan, progress, runner)
 
 
-def warmup(verbose: bool = True) -> float:
-    """Compile (or load from the on-disk cache) every kernel by running each pair for two steps."""
+def _warm_method(method: str) -> None:
+    """Compile (or load) one method's kernel: two steps on every benchmark it applies to."""
+    for b in BENCHMARKS:
+        if applies(method, b):
+            spec = BENCHMARKS[b]
+            simulate(b, method, h=spec.default_h, t_end=2 * spec.default_h)
+
+
+def warmup(verbose: bool = True, jobs: int = 1) -> float:
+    """Compile (or load from the on-disk cache) every kernel by running each pair for two steps.
+
+    ``jobs`` > 1 compiles the methods' kernels in that many processes at once (numba compiles in one thread;
+    each kernel is one file in the cache, written atomically), then loads them all in this process."""
     t0 = time.perf_counter()
+    if jobs > 1:
+        import concurrent.futures
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(_warm_method, list(METHODS)))
     for m in METHODS:
-        for b in BENCHMARKS:
-            if applies(m, b):
-                spec = BENCHMARKS[b]
-                simulate(b, m, h=spec.default_h, t_end=2 * spec.default_h)
+        _warm_method(m)
+    _numba_cache.mark_complete()
     dt = time.perf_counter() - t0
     if verbose:
         print(f"kernels ready in {dt:.2f} s")
     return dt
+
+
+def kernels_ready() -> bool:
+    """True when a warmup of this version of the sources has completed (every kernel is in the on-disk cache,
+    so loading them takes about a second instead of compiling for minutes)."""
+    return _numba_cache.is_complete()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -91,13 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     saving.add_argument("--save-at", default=None, metavar="T1,T2,...",
                         help="save exactly these increasing times (multiples of h), comma-separated")
     pr.add_argument("--out", help="save the result (.npz, .csv or .json)")
-    sub.add_parser("warmup", help="compile every kernel into the on-disk cache")
+    warm = sub.add_parser("warmup", help="compile every kernel into the on-disk cache")
+    warm.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                      help="compile in this many processes at once (default: the CPU count)")
     args = p.parse_args(argv)
 
     if args.cmd == "list":
         return _list(args.json)
     if args.cmd == "warmup":
-        api.warmup()
+        if args.jobs < 1:
+            p.error("--jobs must be at least 1")
+        api.warmup(jobs=args.jobs)
         return 0
     try:
         if args.out and not args.out.lower().endswith((".npz", ".csv", ".json")):

@@ -218,3 +218,37 @@ def test_http_load_test_with_three_sessions(hit):
     report = json.loads(out.stdout)
     assert report["completed"] == 3 and report["lost"] == 0, report
     assert report["requests_per_run"] == 3, report
+
+
+def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
+    """With no compiled kernels (an empty numba cache: a fresh clone), gunicorn answers the page within seconds
+    and compiles in a background process (app.warm) instead of blocking for minutes. The background compile
+    is stopped here once seen (the suite has its kernels already)."""
+    port = _free_port()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "c")}
+    log = tmp_path / "gunicorn.log"
+    started = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind",
+                                 f"127.0.0.1:{port}", "app:server"], cwd=REPO_ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    warm_pid = None
+    try:
+        answered = None
+        while time.monotonic() - started < 60 and answered is None:
+            with contextlib.suppress(OSError), urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+                if r.status == 200 and b"_dash-config" in r.read():
+                    answered = time.monotonic() - started
+            time.sleep(0.2)
+        text = log.read_text(errors="replace")
+        found = [line for line in text.splitlines() if "compiling them in the background (app.warm, pid" in line]
+        assert found, text[-3000:]
+        warm_pid = int(found[0].split("pid ")[1].split(")")[0])
+        assert answered is not None and answered <= 20, (answered, text[-3000:])
+    finally:
+        if warm_pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(warm_pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)

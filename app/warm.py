@@ -1,0 +1,31 @@
+"""The dashboard's warm-up: ``python -m app.warm`` compiles every solver kernel (in parallel processes), then
+measures what a cheap run costs here (app.background.calibrate) for every process of the server.
+
+gunicorn starts it in the background when the kernels of this version of the code are not compiled yet
+(app/gunicorn_conf.py), so the page answers at once on a fresh clone; runs started meanwhile compile the kernel
+they need themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def main() -> int:
+    import solvers
+    from app import background
+
+    os.nice(10)  # behind the server's requests and the jobs started meanwhile
+    started = time.perf_counter()
+    solvers.warmup(verbose=False, jobs=max(1, os.cpu_count() or 1))
+    compiled = time.perf_counter() - started
+    background.calibrate()
+    print(f"kernels compiled in {compiled:.1f} s, cheap-run calibration in "
+          f"{time.perf_counter() - started - compiled:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
