@@ -28,30 +28,17 @@ import http.cookiejar
 import json
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from load_test import _loopback, _server  # the browser load test's server starter (same settings)
+
 POLL_SECONDS = 0.2  # the Run page's background callback polls every 200 ms (app/pages/run.py)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _loopback(url: str) -> bool:
-    host = urllib.parse.urlparse(url).hostname or ""
-    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -68,41 +55,6 @@ def _cpu_seconds(pid: int) -> float:
                 children = (task / "children").read_text().split()
                 pending.extend(int(c) for c in children)
     return total
-
-
-@contextlib.contextmanager
-def _server(workers: int | None):
-    port = _free_port()
-    cache = tempfile.mkdtemp(prefix="integrator-lab-http-load-")
-    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": cache}
-    if workers:
-        env["INTEGRATOR_LAB_WORKERS"] = str(workers)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind", f"127.0.0.1:{port}", "app:server"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(url + "/healthz", timeout=2)
-                break
-            if proc.poll() is not None:
-                raise RuntimeError("gunicorn exited during start-up")
-            time.sleep(0.5)
-        else:
-            raise RuntimeError("gunicorn did not start within 240 s")
-        yield url, proc.pid
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 15)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, 9)
-            proc.wait()
 
 
 # ---- Dash's protocol ----------------------------------------------------------------------------------------
@@ -339,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         summary = measure(args.url.rstrip("/"), args.sessions, args.hit, args.timeout)
     else:
-        with _server(args.workers) as (url, pid):
+        with _server(args.workers, prefix="integrator-lab-http-load-") as (url, pid):
             summary = measure(url, args.sessions, args.hit, args.timeout, pid)
     print(json.dumps(summary, indent=2))
     return 0 if summary["lost"] == 0 else 1

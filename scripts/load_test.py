@@ -58,9 +58,10 @@ def _loopback(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def _server(workers: int | None):
+def _server(workers: int | None, prefix: str = "integrator-lab-load-"):
+    """gunicorn (app/gunicorn_conf.py, its own cache directory) on a free loopback port: yields (url, pid)."""
     port = _free_port()
-    cache = tempfile.mkdtemp(prefix="integrator-lab-load-")
+    cache = tempfile.mkdtemp(prefix=prefix)
     env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": cache}
     if workers:
         env["INTEGRATOR_LAB_WORKERS"] = str(workers)
@@ -70,7 +71,7 @@ def _server(workers: int | None):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError):
                 urllib.request.urlopen(url + "/healthz", timeout=2)
@@ -79,8 +80,8 @@ def _server(workers: int | None):
                 raise RuntimeError("gunicorn exited during start-up")
             time.sleep(0.5)
         else:
-            raise RuntimeError("gunicorn did not start within 180 s")
-        yield url
+            raise RuntimeError("gunicorn did not start within 240 s")
+        yield url, proc.pid
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, 15)
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url and not _loopback(args.url):
         p.error("only loopback URLs (127.0.0.0/8, localhost, ::1) may be load-tested")
     with contextlib.ExitStack() as stack:
-        url = args.url or stack.enter_context(_server(args.workers))
+        url = args.url or stack.enter_context(_server(args.workers))[0]
         if args.browser_nice:  # from here on, started processes (Playwright's driver, chromium) run at lower priority
             os.nice(args.browser_nice)
         results = asyncio.run(_run(url + (("?" + args.query) if args.query else ""), args.sessions,

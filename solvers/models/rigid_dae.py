@@ -12,109 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..linalg import cross_into, lu_solve_inline, lu_solve_inplace
+from ..linalg import lu_solve_inline, lu_solve_inplace
 from .rigid import gravity_moment, n_velocity
-
-
-@njit(cache=True)
-def _rot_hat(R: np.ndarray, a: np.ndarray, out: np.ndarray) -> None:
-    """out = R hat(a)."""
-    for r in range(3):
-        out[r, 0] = R[r, 1] * a[2] - R[r, 2] * a[1]
-        out[r, 1] = -R[r, 0] * a[2] + R[r, 2] * a[0]
-        out[r, 2] = R[r, 0] * a[1] - R[r, 1] * a[0]
-
-
-@njit(cache=True)
-def _centripetal(R: np.ndarray, W: np.ndarray, a: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> np.ndarray:
-    """R (W x (W x a)), the velocity-squared part of d2/dt2 (R a)."""
-    cross_into(W, a, t1)
-    cross_into(W, t1, t2)
-    out = np.empty(3)
-    for r in range(3):
-        out[r] = R[r, 0] * t2[0] + R[r, 1] * t2[1] + R[r, 2] * t2[2]
-    return out
-
-
-@njit(cache=True)
-def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
-    """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
-
-    M = blockdiag(J_i, m_i I) (J_i alone for a pinned body); f = (-Omega x J Omega, m g) for a free body,
-    -Omega x J Omega + m rho x R^T g for a pinned one (seed 004 eq. 68); gamma = -(velocity-squared terms of
-    d2Phi/dt2). Returns the system size.
-    """
-    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
-    pinned, y_off, v_off = data[6], data[9], data[10]
-    nb = mass.shape[0]
-    nj = jb.shape[0]
-    nv = v_off[nb]
-    n = nv + 3 * nj
-    for r in range(n):
-        b[r] = 0.0
-        for c in range(n):
-            A[r, c] = 0.0
-    JW = np.empty(3)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
-    C = np.empty((3, 3))
-    for i in range(nb):
-        o = y_off[i]
-        v = v_off[i]
-        w = o + 9 if pinned[i] else o + 12  # Omega (scalars, no array views: this runs at every RK4 stage)
-        W0 = y[w]
-        W1 = y[w + 1]
-        W2 = y[w + 2]
-        for r in range(3):
-            for c in range(3):
-                A[v + r, v + c] = inertia[i, r, c]
-            JW[r] = inertia[i, r, 0] * W0 + inertia[i, r, 1] * W1 + inertia[i, r, 2] * W2
-        t1[0] = W1 * JW[2] - W2 * JW[1]  # Omega x J Omega
-        t1[1] = W2 * JW[0] - W0 * JW[2]
-        t1[2] = W0 * JW[1] - W1 * JW[0]
-        if pinned[i]:
-            g0, g1, g2 = gravity_moment(data, y, i)
-            b[v] = g0 - t1[0]
-            b[v + 1] = g1 - t1[1]
-            b[v + 2] = g2 - t1[2]
-            continue
-        for r in range(3):
-            A[v + 3 + r, v + 3 + r] = mass[i]
-        for r in range(3):
-            b[v + r] = -t1[r]
-            b[v + 3 + r] = mass[i] * grav[r]
-    for k in range(nj):
-        r0 = nv + 3 * k
-        i = jb[k, 0]
-        j = jb[k, 1]
-        oi = y_off[i]
-        vi = v_off[i]
-        Ri = y[oi : oi + 9].reshape((3, 3))
-        _rot_hat(Ri, jp[k, 0], C)
-        for r in range(3):
-            for c in range(3):
-                A[r0 + r, vi + c] = -C[r, c]
-                A[vi + c, r0 + r] = -C[r, c]
-            A[r0 + r, vi + 3 + r] = 1.0
-            A[vi + 3 + r, r0 + r] = 1.0
-        g = _centripetal(Ri, y[oi + 12 : oi + 15], jp[k, 0], t1, t2)
-        for r in range(3):
-            b[r0 + r] = -g[r]
-        if j >= 0:
-            oj = y_off[j]
-            vj = v_off[j]
-            Rj = y[oj : oj + 9].reshape((3, 3))
-            _rot_hat(Rj, jp[k, 1], C)
-            for r in range(3):
-                for c in range(3):
-                    A[r0 + r, vj + c] = C[r, c]
-                    A[vj + c, r0 + r] = C[r, c]
-                A[r0 + r, vj + 3 + r] = -1.0
-                A[vj + 3 + r, r0 + r] = -1.0
-            g = _centripetal(Rj, y[oj + 12 : oj + 15], jp[k, 1], t1, t2)
-            for r in range(3):
-                b[r0 + r] += g[r]
-    return n
 
 
 @njit(cache=True, inline="always")  # one joint side's rows of B and gamma (rhs): scalars, no array views
@@ -144,6 +43,63 @@ def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp:
         A[row + r, v + 2] = sign * (R0 * a1 - R1 * a0)
         A[row + r, v + 3 + r] = -sign
         b[row + r] += sign * (R0 * u0 + R1 * u1 + R2 * u2)
+
+
+@njit(cache=True)
+def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
+    """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
+
+    M = blockdiag(J_i, m_i I) (J_i alone for a pinned body); f = (-Omega x J Omega, m g) for a free body,
+    -Omega x J Omega + m rho x R^T g for a pinned one (seed 004 eq. 68); gamma = -(velocity-squared terms of
+    d2Phi/dt2). Returns the system size.
+    """
+    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
+    pinned, y_off, v_off = data[6], data[9], data[10]
+    nb = mass.shape[0]
+    nj = jb.shape[0]
+    nv = v_off[nb]
+    n = nv + 3 * nj
+    for r in range(n):
+        b[r] = 0.0
+        for c in range(n):
+            A[r, c] = 0.0
+    JW = np.empty(3)
+    t1 = np.empty(3)
+    for i in range(nb):
+        o = y_off[i]
+        v = v_off[i]
+        w = o + 9 if pinned[i] else o + 12  # Omega
+        W0 = y[w]
+        W1 = y[w + 1]
+        W2 = y[w + 2]
+        for r in range(3):
+            for c in range(3):
+                A[v + r, v + c] = inertia[i, r, c]
+            JW[r] = inertia[i, r, 0] * W0 + inertia[i, r, 1] * W1 + inertia[i, r, 2] * W2
+        t1[0] = W1 * JW[2] - W2 * JW[1]  # Omega x J Omega
+        t1[1] = W2 * JW[0] - W0 * JW[2]
+        t1[2] = W0 * JW[1] - W1 * JW[0]
+        if pinned[i]:
+            g0, g1, g2 = gravity_moment(data, y, i)
+            b[v] = g0 - t1[0]
+            b[v + 1] = g1 - t1[1]
+            b[v + 2] = g2 - t1[2]
+            continue
+        for r in range(3):
+            A[v + 3 + r, v + 3 + r] = mass[i]
+        for r in range(3):
+            b[v + r] = -t1[r]
+            b[v + 3 + r] = mass[i] * grav[r]
+    for k in range(nj):  # B and gamma (as rhs builds them), then B^T: the saddle matrix is symmetric
+        i = jb[k, 0]
+        j = jb[k, 1]
+        _joint_rows(A, b, y, y_off[i], v_off[i], jp, k, 0, nv + 3 * k, -1.0)
+        if j >= 0:
+            _joint_rows(A, b, y, y_off[j], v_off[j], jp, k, 1, nv + 3 * k, 1.0)
+    for p in range(nv, n):
+        for c in range(nv):
+            A[c, p] = A[p, c]
+    return n
 
 
 @njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
