@@ -108,6 +108,15 @@ def failed(exc: BaseException, what: str) -> str:
     return f"{what} failed with an internal error (details in the server log)."
 
 
+COMPILING = ("the solver kernels are still being compiled in the background after this server's first start: "
+             "the first run of each method compiles what it needs, about a minute")
+
+
+def starting(text: str) -> str:
+    """A job's first status line, with the reason for a slow first run while the kernels compile (app.warm)."""
+    return text if solvers.api.kernels_ready() else f"{text} ({COMPILING})"
+
+
 def refused(exc: Exception) -> str:
     """The sentence a request over a cap (or otherwise refused before it ran) gets, on every page."""
     return f"Nothing was run: {exc}"

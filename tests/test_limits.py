@@ -208,3 +208,15 @@ def test_a_job_that_raised_says_why():
     assert lost.startswith("The run lost its connection to the job queue (Redis was restarted or is unreachable)")
     assert background.failed(ValueError("x"), "The study") == (
         "The study failed with an internal error (details in the server log).")
+
+
+def test_a_job_started_while_the_kernels_compile_says_why_it_is_slow(monkeypatch):
+    """Before the background warm-up has compiled the kernels (a fresh server), a job's first status line says
+    that its first run compiles what it needs; afterwards it is the plain text."""
+    import solvers
+    from app import background
+
+    monkeypatch.setattr(solvers.api, "kernels_ready", lambda: False)
+    assert background.starting("Running…") == f"Running… ({background.COMPILING})"
+    monkeypatch.setattr(solvers.api, "kernels_ready", lambda: True)
+    assert background.starting("Running…") == "Running…"

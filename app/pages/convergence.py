@@ -163,7 +163,8 @@ def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels):
         return no_update, status("error", str(exc)), 0
     study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
     return {"study": study, **background.request_meta(cancels)}, \
-        status("running", f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…"), 0
+        status("running", background.starting(
+            f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…")), 0
 
 
 def _job_failed(exc: Exception):

@@ -166,7 +166,7 @@ def request_preset(clicks, t_end, cancels):
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
     return {"preset": preset, **background.request_meta(cancels)}, \
-        status("running", f"Starting {preset['experiment']}…"), 0
+        status("running", background.starting(f"Starting {preset['experiment']}…")), 0
 
 
 def _job_failed(exc: Exception):

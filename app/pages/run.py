@@ -207,7 +207,7 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, ca
             progress_rows([(figures.run_label(c), 1.0, "done") for c in configs])
     # token: names the job's liveness marker (see app.background); cancels: tells a cancelled job from a dead one
     request = {"configs": configs, **background.request_meta(cancels)}
-    return request, no_update, status("running", "Running…"), \
+    return request, no_update, status("running", background.starting("Running…")), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
 
