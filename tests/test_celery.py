@@ -200,10 +200,18 @@ def test_a_killed_worker_process_hands_the_job_on(page, celery_server, record_pr
     while log.read_text(errors="replace").count(" received") == before and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(1.0)  # well into the run
-    pool = psutil.Process(setup.procs["worker"].pid).children(recursive=True)
-    used = {p.pid: p.cpu_times().user for p in pool}
+    def cpu() -> dict:  # user CPU seconds of the live pool processes (one may be replaced meanwhile)
+        out = {}
+        for proc in psutil.Process(setup.procs["worker"].pid).children(recursive=True):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                out[proc.pid] = (proc, proc.cpu_times().user)
+        return out
+
+    before_cpu = cpu()
     time.sleep(0.5)
-    busy = max(pool, key=lambda p: p.cpu_times().user - used[p.pid])  # the one running now
+    after_cpu = cpu()
+    busy = max((after_cpu[pid][0] for pid in after_cpu if pid in before_cpu),  # the one running now
+               key=lambda p: after_cpu[p.pid][1] - before_cpu[p.pid][1])
     t0 = time.monotonic()
     busy.kill()
     page.wait_for_selector("#run-status .status-done", timeout=180_000)
