@@ -19,7 +19,7 @@ def main() -> int:
 
     os.nice(10)  # behind the server's requests and the jobs started meanwhile
     started = time.perf_counter()
-    solvers.warmup(verbose=False, jobs=max(1, os.cpu_count() or 1))
+    solvers.warmup(verbose=False, jobs=solvers.api.default_jobs())
     compiled = time.perf_counter() - started
     background.calibrate()
     print(f"kernels compiled in {compiled:.1f} s, cheap-run calibration in "

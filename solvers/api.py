@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -145,6 +146,12 @@ def warmup(verbose: bool = True, jobs: int = 1) -> float:
     if verbose:
         print(f"kernels ready in {dt:.2f} s")
     return dt
+
+
+def default_jobs() -> int:
+    """Compile processes for warmup: the CPU count, at most 4 (each process holds a few hundred MB while it
+    compiles, and there are about a dozen kernels)."""
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def kernels_ready() -> bool:

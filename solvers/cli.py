@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -93,8 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="save exactly these increasing times (multiples of h), comma-separated")
     pr.add_argument("--out", help="save the result (.npz, .csv or .json)")
     warm = sub.add_parser("warmup", help="compile every kernel into the on-disk cache")
-    warm.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                      help="compile in this many processes at once (default: the CPU count)")
+    warm.add_argument("--jobs", type=int, default=api.default_jobs(),
+                      help="compile in this many processes at once (default: the CPU count, at most 4)")
     args = p.parse_args(argv)
 
     if args.cmd == "list":
