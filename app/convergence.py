@@ -6,18 +6,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app import urlstate
+from solvers.figures import chart_layout
 from solvers.studies import ERROR_FLOOR
 
 # ---------------------------------------------------------------------------------------------------------------
 # figures and table
 # ---------------------------------------------------------------------------------------------------------------
 
-_LAYOUT = {
-    "template": "plotly_white",
-    "margin": {"l": 70, "r": 20, "t": 80, "b": 55},
-    "title": {"x": 0.01, "xanchor": "left", "y": 0.97, "yanchor": "top"},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0},
-}
+_LAYOUT = chart_layout(margin={"l": 70, "r": 20, "t": 80, "b": 55}, hovermode="closest")
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from app import urlstate
 from solvers import papers
+from solvers.figures import chart_layout
 
 MAX_SAMPLES = 2000  # saved samples per run sent to the browser (claims use summaries over every step)
 VERDICTS = {  # status -> (mark, css class)
@@ -24,14 +25,7 @@ VERDICTS = {  # status -> (mark, css class)
     "not measured": ("not measured", "verdict-none"),
     "not applicable": ("not applicable", "verdict-none"),
 }
-_LAYOUT = {
-    "template": "plotly_white",
-    "margin": {"l": 70, "r": 20, "t": 70, "b": 50},
-    "title": {"x": 0.01, "xanchor": "left", "y": 0.97, "yanchor": "top", "font": {"size": 15}},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0},
-    "hovermode": "x unified",
-    "height": 340,
-}
+_LAYOUT = chart_layout(margin={"l": 70, "r": 20, "t": 70, "b": 50}, hovermode="x unified", height=340)
 
 Progress = Callable[[float], object]
 

@@ -69,8 +69,16 @@ def typed(values: np.ndarray) -> dict[str, str]:
     return {"dtype": "f4", "bdata": base64.b64encode(np.ascontiguousarray(values, dtype="<f4").tobytes()).decode()}
 
 
-def _figure(title: str = "") -> Figure:
+def chart_layout(**changes: Any) -> dict:
+    """The layout every chart of the product starts from (template, margins, title, legend, hover), as a fresh
+    copy with ``changes`` (top-level keys) on top: the Convergence and Papers pages use it too."""
     layout = copy.deepcopy(_LAYOUT)
+    layout.update(copy.deepcopy(changes))
+    return layout
+
+
+def _figure(title: str = "") -> Figure:
+    layout = chart_layout()
     layout["title"]["text"] = title
     return {"data": [], "layout": layout}
 

@@ -348,6 +348,17 @@ def _watch_status(page, status_id: str) -> None:
     }""", status_id)
 
 
+def _refusal(page, status_id: str, holder) -> str:
+    """The error text the status area shows within 30 s; else fail with every status both pages showed
+    (``_watch_status`` records them)."""
+    try:
+        page.wait_for_selector(f"#{status_id} .status-error", timeout=30_000)
+    except PlaywrightTimeout:
+        pytest.fail(f"{status_id}: {page.evaluate('window.__statuses')}; the page holding the slot: "
+                    f"{holder.evaluate('window.__statuses')}")
+    return page.locator(f"#{status_id}").inner_text()
+
+
 def _traces(page, graph_id: str):
     return page.evaluate(GRAPH_TRACES_JS, f"#{graph_id}")
 
@@ -552,23 +563,13 @@ def test_every_page_obeys_the_server_cap_with_the_same_message(browser, capped_s
         _watch_status(second, "papers-status")
         _watch_status(first, "conv-status")
         second.click("#preset-seed000 button")
-        try:
-            second.wait_for_selector("#papers-status .status-error", timeout=30_000)
-        except PlaywrightTimeout:
-            pytest.fail(f"papers: {second.evaluate('window.__statuses')}; convergence: "
-                        f"{first.evaluate('window.__statuses')}")
-        papers_text = second.locator("#papers-status").inner_text()
+        papers_text = _refusal(second, "papers-status", first)
 
         second.goto(capped_server)
         second.wait_for_selector("#run-start")
         _watch_status(second, "run-status")
         second.click("#run-start")
-        try:
-            second.wait_for_selector("#run-status .status-error", timeout=30_000)
-        except PlaywrightTimeout:
-            pytest.fail(f"run: {second.evaluate('window.__statuses')}; "
-                        f"convergence: {first.evaluate('window.__statuses')}")
-        run_text = second.locator("#run-status").inner_text()
+        run_text = _refusal(second, "run-status", first)
 
         busy = ("Nothing was run: The server is busy (1 jobs running) and no slot freed up within 1 s: try again in "
                 "a moment.")
