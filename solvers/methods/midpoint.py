@@ -38,7 +38,8 @@ from numba import njit
 
 from .. import kernels
 from ..linalg import inv3_into, lu_solve_inplace
-from ..models import dispatch
+from ..models import coords, rigid, rigid_dae
+from ..models.dispatch import RIGID
 from .base import NEWTON_OPTIONS, Method, Option
 
 ANGLE, REDUCED, ROTATION, CARDAN = 0, 1, 2, 3
@@ -432,89 +433,97 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
     return kernels.OK, it, upd, code
 
 
-@njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
-            info):
-    """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol].
+def _advance(KIND: int):
+    """The midpoint kernel of one machinery (kernels.PerMachinery: the other machinery's branches are pruned)."""
 
-    work[0:3] holds the continuous Cardan angles (midpoint_cardan).
-    """
-    variant = int(opts[0])
-    tol = opts[1]
-    max_iter = int(opts[2])
-    gimbal_tol = opts[3]
-    ny = y.shape[0]
-    size = max(dispatch.scratch_size(kind, data), 12)
-    A = np.empty((size, size))
-    b = np.empty(size)
-    acc = np.empty(ny)
-    d = np.empty(kernels.N_DIAG)
-    z = np.empty(12)
-    z0 = np.empty(12)
-    F = np.empty(12)
-    aux = np.empty(3)
-    out = np.empty(3)
-    dG = np.empty((3, 3))
-    E = np.empty((3, 3))
-    dEy = np.empty((3, 3))
-    dEz = np.empty((3, 3))
-    Jp = np.empty((3, 3))
-    th = work[0:3]
-    Jm = 1.0
-    amp = 0.0
-    phi = 0.0
-    top = (0.0, 0.0, 0.0, 0.0)
-    Jinv = np.empty((3, 3))
-    if kind == dispatch.RIGID:
-        top = _heavy_top(data, Jp)
-        if not inv3_into(Jp, Jinv):
-            info[0] = t_start + k0 * h
-            return 0, kernels.SINGULAR, n_saved
-    else:
-        Jm = data[1][0][0, 0]
-        amp = data[1][2][0, 1]
-        phi = data[1][2][0, 2]
-    t = t_start + k0 * h
-    if k0 == 0:
-        if variant == CARDAN:
-            cardan_angles(y, th)
-            if abs(math.cos(th[1])) < gimbal_tol:
-                info[0] = t
-                return 0, kernels.DOMAIN, n_saved
-        if not dispatch.rhs(kind, data, t, y, acc, A, b):
-            info[0] = t
-            return 0, kernels.SINGULAR, n_saved
-        dispatch.diagnostics(kind, data, t, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
-    for s in range(n_steps):
-        t = t_start + (k0 + s) * h
-        if kind == dispatch.RIGID:
-            status, it, upd, code = _step_spatial(variant, y, th, h, tol, max_iter, gimbal_tol, Jp, top, z, z0, F, A,
-                                            aux, dG, E, dEy, dEz, out)
+    @njit(cache=True)
+    def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
+                info):
+        """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol].
+
+        work[0:3] holds the continuous Cardan angles (midpoint_cardan).
+        """
+        variant = int(opts[0])
+        tol = opts[1]
+        max_iter = int(opts[2])
+        gimbal_tol = opts[3]
+        ny = y.shape[0]
+        size = max(rigid_dae.scratch_size(data[0]), 12) if KIND == RIGID else max(coords.scratch_size(data[1]), 12)
+        A = np.empty((size, size))
+        b = np.empty(size)
+        acc = np.empty(ny)
+        d = np.empty(kernels.N_DIAG)
+        z = np.empty(12)
+        z0 = np.empty(12)
+        F = np.empty(12)
+        aux = np.empty(3)
+        out = np.empty(3)
+        dG = np.empty((3, 3))
+        E = np.empty((3, 3))
+        dEy = np.empty((3, 3))
+        dEz = np.empty((3, 3))
+        Jp = np.empty((3, 3))
+        th = work[0:3]
+        Jm = 1.0
+        amp = 0.0
+        phi = 0.0
+        top = (0.0, 0.0, 0.0, 0.0)
+        Jinv = np.empty((3, 3))
+        if KIND == RIGID:
+            top = _heavy_top(data, Jp)
+            if not inv3_into(Jp, Jinv):
+                info[0] = t_start + k0 * h
+                return 0, kernels.SINGULAR, n_saved
         else:
-            status, it, upd, code = _step_planar(variant, y, h, tol, max_iter, Jm, amp, phi, z, F, A)
-        kernels.newton_done(code, it, maxima)
-        if status != kernels.OK:
-            kernels.fail(info, t, upd, it)
-            return s, status, n_saved
-        if not kernels.state_ok(y):
-            info[0] = t + h
-            return s, kernels.NONFINITE, n_saved
-        t = t_start + (k0 + s + 1) * h
-        ok = True
-        if kind == dispatch.RIGID:
-            _heavy_top_acceleration(y, Jp, Jinv, top, acc)
-        else:  # J theta'' = amp sin(theta + phi), without the general saddle solve (which allocates)
-            acc[0] = y[1]
-            acc[1] = amp * math.sin(y[0] + phi) / Jm
-        if not ok:
-            acc[:] = np.nan
-        dispatch.diagnostics(kind, data, t, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
-        if not ok:
-            info[0] = t
-            return s + 1, kernels.SINGULAR, n_saved
-    return n_steps, kernels.OK, n_saved
+            Jm = data[1][0][0, 0]
+            amp = data[1][2][0, 1]
+            phi = data[1][2][0, 2]
+        # s = -1 records the starting state (at k0 == 0); then steps s = 0, 1, ...: one call site of the
+        # diagnostics (inlined: most of the compile time)
+        for s in range(-1 if k0 == 0 else 0, n_steps):
+            t = t_start + (k0 + s) * h
+            if s < 0:
+                t = t_start
+                if variant == CARDAN:
+                    cardan_angles(y, th)
+                    if abs(math.cos(th[1])) < gimbal_tol:
+                        info[0] = t
+                        return 0, kernels.DOMAIN, n_saved
+                ok = (rigid_dae.rhs_call(data[0], t, y, acc, A, b) if KIND == RIGID
+                      else coords.rhs_call(data[1], t, y, acc, A, b))
+                if not ok:
+                    info[0] = t
+                    return 0, kernels.SINGULAR, n_saved
+            else:
+                if KIND == RIGID:
+                    status, it, upd, code = _step_spatial(variant, y, th, h, tol, max_iter, gimbal_tol, Jp, top, z,
+                                                          z0, F, A, aux, dG, E, dEy, dEz, out)
+                else:
+                    status, it, upd, code = _step_planar(variant, y, h, tol, max_iter, Jm, amp, phi, z, F, A)
+                kernels.newton_done(code, it, maxima)
+                if status != kernels.OK:
+                    kernels.fail(info, t, upd, it)
+                    return s, status, n_saved
+                if not kernels.state_ok(y):
+                    info[0] = t + h
+                    return s, kernels.NONFINITE, n_saved
+                t = t_start + (k0 + s + 1) * h
+                if KIND == RIGID:
+                    _heavy_top_acceleration(y, Jp, Jinv, top, acc)
+                else:  # J theta'' = amp sin(theta + phi), without the general saddle solve (which allocates)
+                    acc[0] = y[1]
+                    acc[1] = amp * math.sin(y[0] + phi) / Jm
+            if KIND == RIGID:
+                rigid.diagnostics(data[0], y, acc, d)
+            else:
+                coords.diagnostics(data[1], y, acc, d)
+            n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
+        return n_steps, kernels.OK, n_saved
+
+    return advance
+
+
+ADVANCE = kernels.PerMachinery(_advance)  # one kernel for the four variants
 
 
 def work_size(model) -> int:
@@ -558,7 +567,7 @@ METHOD_ANGLE = Method(
         "(seed 004 eqs. 43-47; the planar Lie-algebra form, eqs. 62-66, is the same scheme). Symplectic: "
         "energy error bounded, no amplitude loss."
     ),
-    kernel=advance,
+    kernel=ADVANCE,
     machineries=("coords",),
     options=dict(NEWTON_OPTIONS),
     pack=_pack(ANGLE),
@@ -578,7 +587,7 @@ METHOD_REDUCED = Method(
         "the heavy-top energy and the vertical angular momentum Gamma.J Omega hold to the Newton tolerance. The "
         "midpoint of Gamma' = Gamma x Omega is a Cayley rotation, so the full R is carried as R cay(h Omega_m)."
     ),
-    kernel=advance,
+    kernel=ADVANCE,
     machineries=("rigid", "coords"),
     options=dict(NEWTON_OPTIONS),
     pack=_pack(REDUCED),
@@ -597,7 +606,7 @@ METHOD_ROTATION = Method(
         "system (seed 004 eq. 83). R^T R = I, energy and the vertical angular momentum are quadratic invariants "
         "and hold to the Newton tolerance. Gamma_1, Gamma_2 do not act on Omega: the trajectory is the reduced one."
     ),
-    kernel=advance,
+    kernel=ADVANCE,
     machineries=("rigid",),
     options=dict(NEWTON_OPTIONS),
     pack=_pack(ROTATION),
@@ -616,7 +625,7 @@ METHOD_CARDAN = Method(
         "kinematics Omega = E(theta) dtheta/dt (det E = cos theta_y), solved by Newton. Not conservative; "
         "the run fails with a clear message at gimbal lock (|cos theta_y| < gimbal_tol)."
     ),
-    kernel=advance,
+    kernel=ADVANCE,
     machineries=("rigid",),
     options={
         **NEWTON_OPTIONS,

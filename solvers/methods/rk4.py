@@ -18,82 +18,93 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
+from ..models import angular_velocity, coords, rigid, rigid_dae
+from ..models.dispatch import COORDS, RIGID, ROTVEC
 from .base import Method, Option
 
 
-@njit(cache=True)
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
-            info):
-    """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
-    ny = y.shape[0]
-    size = dispatch.scratch_size(kind, data)
-    A = np.empty((size, size))
-    b = np.empty(size)
-    K = np.empty((4, ny))  # k1..k4; row 0 is also the derivative at the new state, for the diagnostics
-    ys = np.empty(ny)
-    d = np.empty(kernels.N_DIAG)
-    fail = kernels.DOMAIN if kind == dispatch.ROTVEC else kernels.SINGULAR
-    t = t_start + k0 * h
-    if not dispatch.rhs(kind, data, t, y, K[0], A, b):
-        info[0] = t
-        return 0, fail, n_saved
-    if k0 == 0:
-        dispatch.diagnostics(kind, data, t, y, K[0], d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
-    for s in range(n_steps):
-        t = t_start + (k0 + s) * h
-        # stages 2-4 and then k1 at the new state: ONE inlined right-hand side call site (no per-call
-        # reference counting of the model's arrays), the same arithmetic as written out stage by stage
-        ok = True
-        for stage in range(1, 5):
-            if stage < 4:
-                c = 1.0 if stage == 3 else 0.5
-                for i in range(ny):
-                    ys[i] = y[i] + c * h * K[stage - 1, i]
-                ts = t + c * h
-                out = stage
-            else:
-                for i in range(ny):
-                    ys[i] = y[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
-                if kind == dispatch.ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
-                    info[2] += 1.0
-                if kind == dispatch.RIGID:
-                    rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
-                if not kernels.state_ok(ys):
-                    info[0] = t + h
-                    return s, kernels.NONFINITE, n_saved
-                for i in range(ny):
-                    y[i] = ys[i]
-                ts = t + h
-                out = 0
-            # the machinery's right-hand side inlined right here: an inlined helper taking ``data`` would copy
-            # the tuple of all three machineries' arrays per call (an atomic reference count each)
-            if kind == dispatch.COORDS:
-                ok = coords.rhs(data[1], ts, ys, K[out], A, b)
-            elif kind == dispatch.RIGID:
-                ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
-            else:
-                ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
-            if not ok:
-                break
-        if not ok and out != 0:
-            info[0] = t
-            return s, fail, n_saved
-        t = t_start + (k0 + s + 1) * h
-        if not ok:
-            K[0, :] = np.nan
-        if kind == dispatch.COORDS:
-            coords.diagnostics(data[1], y, K[0], d)
-        elif kind == dispatch.RIGID:
-            rigid.diagnostics_inline(data[0], y, K[0], d)
+def _advance(KIND: int):
+    """The RK4 kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
+
+    @njit(cache=True)
+    def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
+                info):
+        """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
+        ny = y.shape[0]
+        if KIND == COORDS:
+            size = coords.scratch_size(data[1])
+        elif KIND == RIGID:
+            size = rigid_dae.scratch_size(data[0])
         else:
-            angular_velocity.diagnostics(data[2], t, y, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
-        if not ok:
-            info[0] = t
-            return s + 1, fail, n_saved
-    return n_steps, kernels.OK, n_saved
+            size = 3
+        A = np.empty((size, size))
+        b = np.empty(size)
+        K = np.empty((4, ny))  # k1..k4; row 0 is also the derivative at the new state, for the diagnostics
+        ys = np.empty(ny)
+        d = np.empty(kernels.N_DIAG)
+        fail = kernels.DOMAIN if KIND == ROTVEC else kernels.SINGULAR
+        # s = -1 evaluates the derivative at the starting state (and records step 0); then steps s = 0, 1, ...
+        # ONE inlined call site of the right-hand side and one of the diagnostics: inlining is most of the compile
+        for s in range(-1, n_steps):
+            t = t_start + (k0 + max(s, 0)) * h
+            ok = True
+            for stage in range(1 if s >= 0 else 4, 5):
+                if stage < 4:
+                    c = 1.0 if stage == 3 else 0.5
+                    for i in range(ny):
+                        ys[i] = y[i] + c * h * K[stage - 1, i]
+                    ts = t + c * h
+                    out = stage
+                else:
+                    if s >= 0:
+                        for i in range(ny):
+                            ys[i] = y[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
+                        if KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
+                            info[2] += 1.0
+                        if KIND == RIGID:
+                            rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
+                        if not kernels.state_ok(ys):
+                            info[0] = t + h
+                            return s, kernels.NONFINITE, n_saved
+                        for i in range(ny):
+                            y[i] = ys[i]
+                        ts = t + h
+                    else:
+                        for i in range(ny):
+                            ys[i] = y[i]
+                        ts = t
+                    out = 0
+                # the machinery's own right-hand side, inlined: a helper taking ``data`` would copy the tuple of
+                # all three machineries' arrays per call (an atomic reference count each)
+                if KIND == COORDS:
+                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
+                elif KIND == RIGID:
+                    ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
+                else:
+                    ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
+                if not ok:
+                    break
+            if not ok and (out != 0 or s < 0):
+                info[0] = t
+                return max(s, 0), fail, n_saved
+            if s < 0 and k0 != 0:
+                continue
+            t = ts
+            if not ok:
+                K[0, :] = np.nan
+            if KIND == COORDS:
+                coords.diagnostics(data[1], y, K[0], d)
+            elif KIND == RIGID:
+                rigid.diagnostics_inline(data[0], y, K[0], d)
+            else:
+                angular_velocity.diagnostics(data[2], t, y, d)
+            n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
+            if not ok:
+                info[0] = t
+                return s + 1, fail, n_saved
+        return n_steps, kernels.OK, n_saved
+
+    return advance
 
 
 def pack(o: dict[str, Any]) -> np.ndarray:
@@ -110,7 +121,7 @@ METHOD = Method(
         "Explicit fourth-order Runge-Kutta with a fixed step: on the index-1 DAE for constrained benchmarks "
         "(constraints drift), on the ODE otherwise. Not symplectic: energy drifts over long runs."
     ),
-    kernel=advance,
+    kernel=kernels.PerMachinery(_advance),
     machineries=("rigid", "coords", "rotvec"),
     options={
         "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector", "bool"),

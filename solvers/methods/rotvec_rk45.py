@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, dispatch
+from ..models import angular_velocity
 from ..models.base import Model
 from .base import Method, Option
 
@@ -48,11 +48,11 @@ _W_H, _W_HMIN, _W_NT, _W_T0 = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _stage(kind, data, t, y, h, k1, k2, k3, k4, k5, k6, a1, a2, a3, a4, a5, a6, ys, out, A, b) -> bool:
+def _stage(rot, t, y, h, k1, k2, k3, k4, k5, k6, a1, a2, a3, a4, a5, a6, ys, out, A, b) -> bool:
     """out = f(t, y + h (a1 k1 + ... + a6 k6)); ys is scratch. False if f cannot be evaluated."""
     for i in range(y.shape[0]):
         ys[i] = y[i] + h * (a1 * k1[i] + a2 * k2[i] + a3 * k3[i] + a4 * k4[i] + a5 * k5[i] + a6 * k6[i])
-    return dispatch.rhs(kind, data, t, ys, out, A, b)
+    return angular_velocity.rhs(rot, t, ys, out, A, b)
 
 
 @njit(cache=True)
@@ -81,11 +81,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     thr = opts[3] / opts[2]
     cap = int(opts[4])
     t = t_start + k0 * h
-    if not dispatch.rhs(kind, data, t, y, k1, A, b):
+    if not angular_velocity.rhs(data[2], t, y, k1, A, b):
         info[0] = t
         return 0, kernels.DOMAIN, n_saved
     if k0 == 0:
-        dispatch.diagnostics(kind, data, t, y, k1, d)
+        angular_velocity.diagnostics(data[2], t, y, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
     hnext = work[_W_H]
     if hnext <= 0.0:  # ode45's initial step
@@ -115,21 +115,21 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     info[7] = cap
                     work[_W_H] = hs
                     return s, kernels.STEPSIZE, n_saved
-                ok = _stage(kind, data, t + C2 * hs, y, hs, k1, k1, k1, k1, k1, k1, A21, 0.0, 0.0, 0.0, 0.0, 0.0,
+                ok = _stage(data[2], t + C2 * hs, y, hs, k1, k1, k1, k1, k1, k1, A21, 0.0, 0.0, 0.0, 0.0, 0.0,
                             ys, k2, A, b)
-                ok = ok and _stage(kind, data, t + C3 * hs, y, hs, k1, k2, k1, k1, k1, k1, A31, A32, 0.0, 0.0, 0.0,
+                ok = ok and _stage(data[2], t + C3 * hs, y, hs, k1, k2, k1, k1, k1, k1, A31, A32, 0.0, 0.0, 0.0,
                                    0.0, ys, k3, A, b)
-                ok = ok and _stage(kind, data, t + C4 * hs, y, hs, k1, k2, k3, k1, k1, k1, A41, A42, A43, 0.0, 0.0,
+                ok = ok and _stage(data[2], t + C4 * hs, y, hs, k1, k2, k3, k1, k1, k1, A41, A42, A43, 0.0, 0.0,
                                    0.0, ys, k4, A, b)
-                ok = ok and _stage(kind, data, t + C5 * hs, y, hs, k1, k2, k3, k4, k1, k1, A51, A52, A53, A54, 0.0,
+                ok = ok and _stage(data[2], t + C5 * hs, y, hs, k1, k2, k3, k4, k1, k1, A51, A52, A53, A54, 0.0,
                                    0.0, ys, k5, A, b)
-                ok = ok and _stage(kind, data, t + hs, y, hs, k1, k2, k3, k4, k5, k1, A61, A62, A63, A64, A65, 0.0,
+                ok = ok and _stage(data[2], t + hs, y, hs, k1, k2, k3, k4, k5, k1, A61, A62, A63, A64, A65, 0.0,
                                    ys, k6, A, b)
                 err = np.inf
                 if ok:
                     for i in range(ny):
                         yn[i] = y[i] + hs * (B1 * k1[i] + B3 * k3[i] + B4 * k4[i] + B5 * k5[i] + B6 * k6[i])
-                    ok = dispatch.rhs(kind, data, t + hs, yn, k7, A, b)
+                    ok = angular_velocity.rhs(data[2], t + hs, yn, k7, A, b)
                 if ok:
                     e = 0.0
                     for i in range(ny):
@@ -176,11 +176,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 if nt < SWITCH_TIMES_CAP:
                     work[_W_T0 + nt] = t
                     work[_W_NT] = nt + 1
-                if not dispatch.rhs(kind, data, t, y, k1, A, b):
+                if not angular_velocity.rhs(data[2], t, y, k1, A, b):
                     info[0] = t
                     return s, kernels.DOMAIN, n_saved
         work[_W_H] = hnext
-        dispatch.diagnostics(kind, data, t, y, k1, d)
+        angular_velocity.diagnostics(data[2], t, y, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 

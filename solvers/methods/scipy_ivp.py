@@ -2,7 +2,7 @@
 ``scipy_radau`` (implicit Radau IIA of order 5), on every benchmark in its natural ODE form.
 
 The black-box comparison a user makes first. The right-hand side is the benchmark's own compiled one
-(``models.dispatch.rhs``: the index-1 DAE of the constrained benchmarks, accelerations and multipliers from the
+(``models.dispatch.bound``: the index-1 DAE of the constrained benchmarks, accelerations and multipliers from the
 saddle-point system, as rk4 integrates it; rotation matrices as 9 numbers; the rotation-vector kinematics of
 seed 002), so constraint drift and the loss of orthogonality are SciPy's, not ours. SciPy's ``OdeSolver``
 (the class solve_ivp drives) steps with its own error control from t = 0 for the whole run, kept alive across the
@@ -55,14 +55,15 @@ def _fun(kind: int, data: tuple, ny: int):
     size = dispatch.scratch_size(kind, data)
     A = np.empty((size, size))
     b = np.empty(size)
+    rhs, diagnostics = dispatch.bound(kind, data)
 
     def fun(t: float, y: np.ndarray) -> np.ndarray:
         ydot = np.empty(ny)
-        if not dispatch.rhs(kind, data, t, np.ascontiguousarray(y), ydot, A, b):
+        if not rhs(t, np.ascontiguousarray(y), ydot, A, b):
             raise _RhsFailedError
         return ydot
 
-    return fun
+    return fun, diagnostics
 
 
 def _kernel(solver_class: type):
@@ -70,11 +71,11 @@ def _kernel(solver_class: type):
                 info):
         """solve_ivp kernel (contract in solvers.kernels; not compiled). opts: see :func:`pack`."""
         ny = y.shape[0]
-        fun = _fun(kind, data, ny)
+        fun, diagnostics = _fun(kind, data, ny)
         d = np.empty(kernels.N_DIAG)
         if n_steps == 0:  # the driver's dry call (on copies): load the compiled pieces before its clock starts
             with contextlib.suppress(_RhsFailedError):
-                dispatch.diagnostics(kind, data, t_start, y, fun(t_start, y), d)
+                diagnostics(t_start, y, fun(t_start, y), d)
             kernels.record(samples, n_saved, maxima, ref, t_start, y, d, 0, stride, last)
             return 0, kernels.OK, n_saved
         fail = kernels.DOMAIN if kind == dispatch.ROTVEC else kernels.SINGULAR
@@ -84,7 +85,7 @@ def _kernel(solver_class: type):
             if k0 == 0:
                 _RUNS[id(work)] = _Run(solver_class(fun, t_start, y.copy(), np.inf, rtol=opts[0], atol=opts[1]))
                 weakref.finalize(work, _RUNS.pop, id(work), None)
-                dispatch.diagnostics(kind, data, t, y, fun(t, y), d)
+                diagnostics(t, y, fun(t, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
             run = _RUNS[id(work)]
             solver = run.solver
@@ -119,7 +120,7 @@ def _kernel(solver_class: type):
                     run = _RUNS[id(work)] = _Run(solver_class(fun, target, y.copy(), np.inf, rtol=opts[0],
                                                               atol=opts[1]))
                     solver = run.solver
-                dispatch.diagnostics(kind, data, target, y, fun(target, y), d)
+                diagnostics(target, y, fun(target, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, target, y, d, k0 + s + 1, stride, last)
         except _RhsFailedError:
             info[kernels.INFO_TIME] = _RUNS[id(work)].solver.t if id(work) in _RUNS else t

@@ -61,7 +61,7 @@ from numba import njit
 from .. import kernels, tableaus
 from ..driver import Runner, step_count
 from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
-from ..models import coords, dispatch
+from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
 
 HEADER = 4  # opts = [newton_tol, newton_max_iter, s, gamma, c (s), b (s), bt (s+1), ct (s+1), lag, dlag, extrap]
@@ -212,7 +212,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     muprev = work[2 * n + (s + 1) * n : 2 * n + (s + 1) * (n + m)].reshape((s + 1, m))
 
     # scratch, allocated once per call
-    size = dispatch.scratch_size(kind, data)
+    size = coords.scratch_size(data[1])
     As = np.empty((size, size))
     bs = np.empty(size)
     ydot = np.empty(ny)
@@ -258,7 +258,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             acc0[r] = ydot[n + r]
         for r in range(m):
             lam0[r] = bs[n + r]
-        coords.diagnostics(cd, y, acc, d)
+        coords.diagnostics_call(cd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
 
     for st in range(n_steps):

@@ -173,6 +173,12 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     d[6] = np.nan
 
 
+
+# rhs and diagnostics as plain compiled calls, for once-per-run sites (the starting state): inlining there would
+# only add compile time (inlining is most of a kernel's compile, docs/performance.md)
+rhs_call = njit(cache=True)(rhs.py_func)
+diagnostics_call = njit(cache=True)(diagnostics.py_func)
+
 @njit(cache=True)
 def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
     """Force Jacobian JF = df/dq = -d2U/dq2 (n, n), overwritten (only the cosine terms contribute)."""
@@ -276,6 +282,12 @@ def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np
             gq[row] = 2.0 * (dvx * dvx + dvy * dvy) + 2.0 * (dx * (cax - cbx) + dy * (cay - cby))
             row += 1
     return row - off
+
+
+@njit(cache=True, inline="always")
+def scratch_size(data: tuple) -> int:
+    """An upper bound on the size of the saddle-point systems (two rows per constraint; compiled)."""
+    return data[0].shape[0] + 2 * data[4].shape[0]
 
 
 @njit(cache=True, inline="always")

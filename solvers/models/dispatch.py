@@ -1,11 +1,17 @@
-"""One entry point per model function over the three machineries, so a method has ONE compiled kernel.
+"""One entry point per model function over the three machineries.
 
 Kernels receive ``kind`` (RIGID, COORDS, ROTVEC) and ``data = (rigid_data, coords_data, rotvec_data)`` where the
 two unused entries are empty placeholders of the right types. Numba cannot cache kernels that take functions as
-arguments (measured: every process recompiles), so dispatch is a branch on ``kind``, whose cost is negligible.
+arguments (measured: every process recompiles), so dispatch is a branch on ``kind``, whose cost is negligible at
+run time. :func:`rhs` and :func:`diagnostics` compile all three machineries' functions: the simple way for a new
+method (tests/test_extending.py). The built-in kernels branch on a constant instead (``kernels.PerMachinery``) and
+compile only the machinery they run on; :func:`bound` does the same for Python callers.
 """
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -29,6 +35,20 @@ def pack(machinery: str, data: tuple) -> tuple[int, tuple]:
     if machinery == "rotvec":
         return ROTVEC, (_EMPTY_RIGID, _EMPTY_COORDS, data)
     raise ValueError(f"unknown machinery {machinery!r}")
+
+
+def bound(kind: int, data: tuple) -> tuple[Callable[..., bool], Callable[..., None]]:
+    """The machinery's own compiled right-hand side ``rhs(t, y, ydot, A, b)`` and diagnostics
+    ``diagnostics(t, y, ydot, d)`` bound to its data, for Python callers (the SciPy baselines): they compile only
+    that machinery, where :func:`rhs` and :func:`diagnostics` compile all three."""
+    if kind == RIGID:
+        rd = data[0]
+        return functools.partial(rigid_dae.rhs_call, rd), lambda t, y, ydot, d: rigid.diagnostics(rd, y, ydot, d)
+    if kind == COORDS:
+        cd = data[1]
+        return functools.partial(coords.rhs_call, cd), lambda t, y, ydot, d: coords.diagnostics_call(cd, y, ydot, d)
+    vd = data[2]
+    return functools.partial(angular_velocity.rhs, vd), lambda t, y, ydot, d: angular_velocity.diagnostics(vd, t, y, d)
 
 
 @njit(cache=True)
@@ -56,8 +76,8 @@ def diagnostics(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarra
 def scratch_size(kind: int, data: tuple) -> int:
     """An upper bound on the size of the model's saddle-point systems."""
     if kind == RIGID:
-        return 6 * data[0][0].shape[0] + 3 * data[0][3].shape[0]
+        return rigid_dae.scratch_size(data[0])
     if kind == COORDS:
-        return data[1][0].shape[0] + 2 * data[1][4].shape[0]
+        return coords.scratch_size(data[1])
     return 3
 

@@ -45,6 +45,12 @@ def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp:
         b[row + r] += sign * (R0 * u0 + R1 * u1 + R2 * u2)
 
 
+@njit(cache=True, inline="always")
+def scratch_size(data: tuple) -> int:
+    """An upper bound on the size of the saddle-point systems (6 per body, 3 per joint; compiled)."""
+    return 6 * data[0].shape[0] + 3 * data[3].shape[0]
+
+
 @njit(cache=True)
 def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
@@ -201,6 +207,10 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
                 ydot[o + 15 + r] = b[v + 3 + r]
     return True
 
+
+
+# rhs as a plain compiled call, for once-per-run sites (the starting state): inlining there only adds compile time
+rhs_call = njit(cache=True)(rhs.py_func)
 
 @njit(cache=True)
 def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:

@@ -1,0 +1,38 @@
+"""How the kernels compile: once per machinery, and the warm-up compiles each distinct kernel once."""
+
+from __future__ import annotations
+
+from solvers import api, kernels
+from solvers.registry import BENCHMARKS, METHODS, applies
+
+
+def test_a_per_machinery_kernel_is_built_for_each_machinery_on_first_use() -> None:
+    built: list[int] = []
+
+    def make(kind: int):
+        built.append(kind)
+        return lambda k, *args: (kind, k, args)
+
+    kernel = kernels.PerMachinery(make)
+    assert built == []
+    assert kernel(1, "data") == (1, 1, ("data",))
+    assert kernel(1, "more") == (1, 1, ("more",))
+    assert kernel(0, "rigid") == (0, 0, ("rigid",))
+    assert built == [1, 0]  # each machinery once, only when a run needs it
+
+
+def _key(pair: tuple[str, str]) -> tuple[int, str]:
+    return id(METHODS[pair[0]].kernel), BENCHMARKS[pair[1]].machinery
+
+
+def test_the_warm_up_compiles_every_distinct_kernel_once_with_the_given_pair_first() -> None:
+    tasks = api.warm_tasks(first=("rk4", "planar_pendulum"))
+    assert tasks[0] == ("rk4", "planar_pendulum")
+    keys = [_key(t) for t in tasks]
+    assert len(set(keys)) == len(keys)
+    needed = {_key((m, b)) for m in METHODS for b in BENCHMARKS if applies(m, b)}
+    assert set(keys) == needed
+    # methods sharing one kernel are compiled once: lgvi_lagrangian is lgvi's kernel, the midpoint variants one
+    assert all(m != "lgvi_lagrangian" for m, _ in tasks)
+    assert sum(m.startswith("midpoint") for m, _ in tasks) == 2  # its planar and its rigid machinery
+    assert sum(m == "rk4" for m, _ in tasks) == 3  # rk4 runs on all three machineries
