@@ -38,7 +38,15 @@ from dash import Input, Output, State, callback, clientside_callback, no_update
 
 import solvers
 from app import config, jobs, limits
-from app.layout import option_defaults, param_defaults, status
+from app.layout import (
+    DEFAULT_BENCHMARK,
+    DEFAULT_METHOD,
+    DEFAULT_STEP,
+    DEFAULT_T_END,
+    option_defaults,
+    param_defaults,
+    status,
+)
 from solvers.registry import METHODS
 
 log = logging.getLogger(__name__)
@@ -230,6 +238,19 @@ def _default_config(benchmark: str, method: str, h: float, t_end: float) -> dict
     if errors:
         raise RuntimeError(f"the default form of {benchmark} / {method} does not validate: {errors}")
     return configs[0]
+
+
+def default_run_config() -> dict:
+    """The canonical configuration of the Run page's default run (what a first click asks for)."""
+    return _default_config(DEFAULT_BENCHMARK, DEFAULT_METHOD, DEFAULT_STEP, DEFAULT_T_END)
+
+
+def warm_runs() -> list[str]:
+    """Compute the runs a class asks for first into the run cache (the Run page's default run), compiling their
+    kernels on the way; a job asking for one meanwhile waits for it (RunCache's lock) instead of compiling the
+    same kernel again. Returns their keys."""
+    cache = run_cache()
+    return [cache.run(cfg)[0] for cfg in (default_run_config(),)]
 
 
 CALIBRATION_SECONDS = 1.0  # simulated time of the run that measures a benchmark's record cost

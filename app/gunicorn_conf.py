@@ -52,6 +52,7 @@ def on_starting(server):
     if not solvers.api.kernels_ready():
         proc = subprocess.Popen([sys.executable, "-m", "app.warm"], start_new_session=True,
                                 stdin=subprocess.DEVNULL)
+        _warm.append(proc)
         server.log.info("solver kernels not compiled yet: compiling them in the background (app.warm, pid %d); "
                         "runs started meanwhile compile what they need", proc.pid)
         return
@@ -60,3 +61,18 @@ def on_starting(server):
         started = time.perf_counter()
         background.calibrate()  # what a cheap run costs here (app.background.run_now), for every worker
         server.log.info("cheap-run calibration in %.2f s", time.perf_counter() - started)
+
+
+_warm: list = []  # the background warm-up started by on_starting (the master's own bookkeeping, not app state)
+
+
+def on_exit(server):
+    """Stop an unfinished background warm-up with the server: its process group (app.warm and the compile
+    processes it spawned), so a stopped server leaves no compiler running."""
+    import contextlib
+    import signal
+
+    for proc in _warm:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)

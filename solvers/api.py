@@ -133,10 +133,10 @@ def _warm_pair(pair: tuple[str, str]) -> None:
     simulate(benchmark, method, h=spec.default_h, t_end=2 * spec.default_h)
 
 
-def warm_tasks(first: tuple[str, str] | None = None) -> list[tuple[str, str]]:
+def warm_tasks() -> list[tuple[str, str]]:
     """One (method, benchmark) pair per distinct compiled kernel and machinery (methods sharing a kernel, such as
-    lgvi and lgvi_lagrangian, and benchmarks of one machinery compile it once), in registry order, so the largest
-    kernels start first; ``first`` (e.g. the dashboard's default pair) leads."""
+    lgvi and lgvi_lagrangian, and benchmarks of one machinery compile it once), in registry order: the largest
+    kernels start first."""
     tasks: list[tuple[str, str]] = []
     seen: set[tuple[int, str]] = set()
     for m, meth in METHODS.items():
@@ -145,16 +145,13 @@ def warm_tasks(first: tuple[str, str] | None = None) -> list[tuple[str, str]]:
             if applies(m, b) and key not in seen:
                 seen.add(key)
                 tasks.append((m, b))
-    if first is not None and applies(*first):
-        key = (id(METHODS[first[0]].kernel), BENCHMARKS[first[1]].machinery)
-        tasks = [first] + [t for t in tasks if (id(METHODS[t[0]].kernel), BENCHMARKS[t[1]].machinery) != key]
     return tasks
 
 
-def warmup(verbose: bool = True, jobs: int = 1, first: tuple[str, str] | None = None) -> float:
+def warmup(verbose: bool = True, jobs: int = 1) -> float:
     """Compile (or load from the on-disk cache) every kernel by running each pair for two steps.
 
-    ``jobs`` > 1 compiles the distinct kernels (:func:`warm_tasks`, ``first`` leading) in that many processes at
+    ``jobs`` > 1 compiles the distinct kernels (:func:`warm_tasks`) in that many processes at
     once (numba compiles in one thread; each kernel is one file in the cache, written atomically), then loads them
     all in this process."""
     t0 = time.perf_counter()
@@ -163,9 +160,7 @@ def warmup(verbose: bool = True, jobs: int = 1, first: tuple[str, str] | None = 
         import multiprocessing
 
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            list(pool.map(_warm_pair, warm_tasks(first)))
-    elif first is not None and applies(*first):
-        _warm_pair(first)
+            list(pool.map(_warm_pair, warm_tasks()))
     for m in METHODS:
         _warm_method(m)
     _numba_cache.mark_complete()

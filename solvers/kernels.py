@@ -103,8 +103,8 @@ class PerMachinery:
     """A method kernel compiled once per machinery, on first use: ``PerMachinery(make)`` calls ``make(KIND)``
     for a machinery code (``models.dispatch``) and keeps the ``@njit(cache=True)`` kernel it returns, a closure
     whose body branches on the constant ``KIND``. Numba prunes the other machineries' branches before it inlines
-    their model functions, so a run compiles only its own machinery (the planar pendulum's rk4 kernel: 37 s -> 17
-    s from an empty cache, docs/performance.md), and each closure is cached on disk under its own ``KIND``.
+    their model functions, so a run compiles only its own machinery (the planar pendulum's rk4 kernel: 37 s
+    -> 7.5 s from an empty cache, docs/performance.md), and each closure is cached on disk under its own ``KIND``.
 
     Called like any kernel (the contract above): ``kernel(kind, data, y, ...)``."""
 

@@ -252,3 +252,22 @@ def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
+
+
+def test_the_warm_up_computes_the_run_a_first_click_asks_for(tmp_path, monkeypatch):
+    """app.warm first computes the Run page's default run into the run cache (background.warm_runs), so the
+    first click on a fresh server waits for it (RunCache's lock) instead of compiling its kernel a second time:
+    that only works if it is exactly the run the page's default form asks for."""
+    from app import background, jobs, layout
+
+    monkeypatch.setenv("INTEGRATOR_LAB_CACHE_DIR", str(tmp_path))
+    background.run_cache.cache_clear()  # a handle on this test's directory, not one opened earlier
+    try:
+        configs, errors = jobs.check_form(layout.initial_form({}))
+        assert not errors and len(configs) == 1
+        keys = background.warm_runs()
+        cache = background.run_cache()
+        assert keys == [cache.key(configs[0])]
+        assert cache.get(keys[0])["status"] == "ok"
+    finally:
+        background.run_cache.cache_clear()
