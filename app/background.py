@@ -253,6 +253,32 @@ def warm_runs() -> list[str]:
     return [cache.run(cfg)[0] for cfg in (default_run_config(),)]
 
 
+def _lesson_requests() -> list[dict]:
+    from app import lessons_view
+
+    return [lessons_view.check_request(lid) for lid in lessons_view.lesson_ids()]
+
+
+def lessons_warm() -> bool:
+    """True when every lesson's demo at its default value is in the run cache (for this code version). Opens and
+    closes its own handle: gunicorn's master asks before it forks, and an open SQLite handle must not be forked."""
+    cache = jobs.RunCache(config.cache_dir() / "runs", config.code_version())
+    try:
+        return all(cache.get(cache.memo_key("lesson", req)) is not None for req in _lesson_requests())
+    finally:
+        cache.close()
+
+
+def warm_lessons() -> int:
+    """Compute every lesson's demo at its default value into the run cache (the Lessons page then shows each at
+    once); returns how many were computed (not already cached)."""
+    from app import lessons_view
+
+    cache = run_cache()
+    return sum(not cache.memo("lesson", req, lambda req=req: lessons_view.compute(req))[1]
+               for req in _lesson_requests())
+
+
 CALIBRATION_SECONDS = 1.0  # simulated time of the run that measures a benchmark's record cost
 
 

@@ -57,6 +57,11 @@ def on_starting(server):
                         "runs started meanwhile compile what they need", proc.pid)
         return
     server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+    if not background.lessons_warm():  # once per code version: the lessons' demos, in the background
+        proc = subprocess.Popen([sys.executable, "-m", "app.warm", "--lessons"], start_new_session=True,
+                                stdin=subprocess.DEVNULL)
+        _warm.append(proc)
+        server.log.info("computing the lessons' demos in the background (app.warm --lessons, pid %d)", proc.pid)
     if not background.calibration()["per_step"]:
         started = time.perf_counter()
         background.calibrate()  # what a cheap run costs here (app.background.run_now), for every worker

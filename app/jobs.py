@@ -311,6 +311,9 @@ class RunCache:
         self._locks = Path(directory) / "computing"
         self._locks.mkdir(exist_ok=True)
 
+    def close(self) -> None:
+        self._cache.close()
+
     def key(self, config: Mapping[str, Any]) -> str:
         return run_key(config, self.version)
 
@@ -351,9 +354,7 @@ class RunCache:
         """(result, from_cache) of a whole page job (``kind``: "study", "experiment") keyed by its plain
         ``payload`` and the code version; computed once at a time like :meth:`run`; only results with status
         "ok" are stored (a cancelled or stopped job is computed again next time)."""
-        canonical = json.dumps({"kind": kind, "payload": _canonical(dict(payload)), "version": self.version},
-                               sort_keys=True, separators=(",", ":"))
-        key = f"{kind}:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+        key = self.memo_key(kind, payload)
         hit = self.get(key)
         if hit is not None:
             return hit, True
@@ -365,6 +366,12 @@ class RunCache:
             if result.get("status") == "ok":
                 self._cache.set(key, result)
         return result, False
+
+    def memo_key(self, kind: str, payload: Mapping[str, Any]) -> str:
+        """The key :meth:`memo` stores a page job's result under (``get`` it to ask without computing)."""
+        canonical = json.dumps({"kind": kind, "payload": _canonical(dict(payload)), "version": self.version},
+                               sort_keys=True, separators=(",", ":"))
+        return f"{kind}:" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
     @contextlib.contextmanager
     def _computing(self, key: str):

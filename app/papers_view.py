@@ -6,7 +6,6 @@ Everything is driven by ``EXPERIMENTS``: an experiment added there appears on th
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -187,21 +186,9 @@ def run_page_href(run: Mapping[str, Any]) -> str:
     form = {
         "benchmark": run["benchmark"],
         "methods": [method],
-        "h": _query_value(run["h"]),
-        "t_end": _query_value(run["t_end"]),
-        "params": {k: _query_value(v) for k, v in (run.get("params") or {}).items()},
-        "options": {method: {k: _query_value(v) for k, v in (run.get("options") or {}).items()}},
+        "h": urlstate.query_value(run["h"]),
+        "t_end": urlstate.query_value(run["t_end"]),
+        "params": {k: urlstate.query_value(v) for k, v in (run.get("params") or {}).items()},
+        "options": {method: {k: urlstate.query_value(v) for k, v in (run.get("options") or {}).items()}},
     }
     return "/" + urlstate.query_from_form(form)
-
-
-def _query_value(value: Any) -> str:
-    """A value as the Run page's form shows it: numbers as the shortest text that reads back to the same
-    number, vectors and matrices as JSON."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, (list, tuple)):
-        return json.dumps(value, separators=(",", ":"))
-    return str(value)

@@ -7,6 +7,7 @@ for vectors and matrices). Only entries that differ from the defaults are writte
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -65,3 +66,15 @@ def query_from_form(form: Mapping[str, Any], defaults: Mapping[str, Any] | None 
             if text != str((option_defaults.get(method) or {}).get(name, "")).strip():
                 items.append((f"o.{method}.{name}", text))
     return "?" + urlencode(items, safe=",[]") if items else ""
+
+
+def query_value(value: Any) -> str:
+    """A value as the Run page's form shows it: numbers as the shortest text that reads back to the same
+    number, vectors and matrices as JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)

@@ -1,6 +1,7 @@
 """The dashboard's warm-up: ``python -m app.warm`` computes the runs a class asks for first into the run cache
 (app.background.warm_runs: the Run page's default run), compiles every other solver kernel (in parallel
-processes), then measures what a cheap run costs here (app.background.calibrate) for every process of the server.
+processes), measures what a cheap run costs here (app.background.calibrate) for every process of the server,
+and computes every lesson's demo (app.background.warm_lessons). ``--lessons``: only the lessons' demos.
 
 gunicorn starts it in the background when the kernels of this version of the code are not compiled yet
 (app/gunicorn_conf.py), so the page answers at once on a fresh clone; a first click on Run waits for the warmed
@@ -15,11 +16,17 @@ import sys
 import time
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     import solvers
     from app import background
 
+    argv = sys.argv[1:] if argv is None else argv
     started = time.perf_counter()
+    if "--lessons" in argv:  # kernels compiled already: only the lessons' demos (gunicorn, app/gunicorn_conf.py)
+        os.nice(10)
+        computed = background.warm_lessons()
+        print(f"lesson demos: {computed} computed in {time.perf_counter() - started:.1f} s", flush=True)
+        return 0
     # first the runs a class asks for first, at the server's priority: a first click waits for them instead of
     # compiling their kernel a second time
     background.warm_runs()
@@ -28,8 +35,11 @@ def main() -> int:
     solvers.warmup(verbose=False, jobs=solvers.api.default_jobs())
     compiled = time.perf_counter() - started
     background.calibrate()
+    calibrated = time.perf_counter() - started
+    computed = background.warm_lessons()
     print(f"default run ready in {ready:.1f} s, every kernel compiled in {compiled:.1f} s, cheap-run calibration "
-          f"in {time.perf_counter() - started - compiled:.1f} s", flush=True)
+          f"in {calibrated - compiled:.1f} s, {computed} lesson demos in {time.perf_counter() - calibrated:.1f} s",
+          flush=True)
     return 0
 
 

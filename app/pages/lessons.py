@@ -1,0 +1,253 @@
+"""The lessons page (``/lessons``): short guided demos on the real solvers (``solvers.lessons``), for a teacher
+who projects them and a student who follows them alone.
+
+Each lesson is a sequence of steps: the question, one chart per step (annotated from the data), what the run
+shows and why, and a "try it" control with a question for the class. Opening a lesson runs its demo (a cached
+result is shown at once, without a job; otherwise a background job like every page's). Presenter mode
+(the button, or ``?present=1``) shows one step at a time in large type; the arrow keys move between steps and,
+past the last step, to the next lesson (assets/lessons.js). The work is in app.lessons_view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from app import background, limits
+from app import lessons_view as lv
+from app.layout import status
+
+dash.register_page(__name__, path="/lessons", name="Lessons", title="Integrator Lab: lessons", order=3)
+
+GRAPH_CONFIG = {"displayModeBar": False, "responsive": True}  # no toolbar clutter on a projector
+
+
+def _steps(lesson_id: str) -> int:
+    return 3 + lv.describe(lesson_id).n_charts
+
+
+def _first(query: dict[str, Any]) -> str:
+    ids = lv.lesson_ids()
+    return query.get("lesson") if query.get("lesson") in ids else ids[0]
+
+
+def layout(**query) -> html.Div:
+    lesson = _first(query)
+    present = str(query.get("present", "")).lower() in ("1", "true", "yes")
+    try:
+        step = min(max(int(query.get("step", 0)), 0), _steps(lesson) - 1)
+    except (TypeError, ValueError):
+        step = 0
+    tabs = [html.Button(f"{i + 1}. {lv.describe(lid).title}", id={"type": "lesson-tab", "index": lid}, n_clicks=0,
+                        className="lesson-tab") for i, lid in enumerate(lv.lesson_ids())]
+    return html.Div(
+        [
+            html.Div(tabs, className="lesson-tabs"),
+            html.Div(
+                [
+                    html.Button("◀ Back", id="lessons-prev", n_clicks=0, className="button"),
+                    html.Span(id="lessons-position", className="lesson-position"),
+                    html.Button("Next ▶", id="lessons-next", n_clicks=0, className="button primary"),
+                    html.Span("Arrow keys: previous / next step", className="lesson-keys"),
+                    html.Div(status("idle", ""), id="lessons-status", role="status", className="status"),
+                    html.Button("Cancel", id="lessons-cancel", n_clicks=0, disabled=True, className="button"),
+                    html.Button("Presenter mode", id="lessons-present", n_clicks=int(present), className="button",
+                                title="One step at a time in large type (or ?present=1)"),
+                ],
+                className="lesson-nav",
+            ),
+            html.Div(id="lessons-body", className=f"lesson-body step-{step}"),
+            dcc.Store(id="lessons-lesson", data=lesson),
+            dcc.Store(id="lessons-step", data=step),
+            dcc.Store(id="lessons-value", data=None),
+            dcc.Store(id="lessons-presenter", data=present),
+            dcc.Store(id="lessons-request"),
+            dcc.Store(id="lessons-sizes", data={lid: _steps(lid) for lid in lv.lesson_ids()}),
+            dcc.Store(id="lessons-status-ended"),
+            # a hidden graph makes the browser fetch plotly.js with the page, not when the first chart arrives
+            dcc.Graph(id="lessons-preload", style={"display": "none"}),
+        ],
+        id="lessons-root",
+        className="lessons presenter" if present else "lessons",
+    )
+
+
+def body(lesson_id: str, value: float, data: dict | None, presenter: bool, running: str = "") -> list:
+    """The lesson's steps: the question, one chart per step, what the run shows and why, try it."""
+    lesson = lv.describe(lesson_id)
+    n = lesson.n_charts
+    question = html.Div(
+        [
+            html.H2(f"{lv.lesson_ids().index(lesson_id) + 1}. {lesson.title}", className="lesson-title"),
+            html.P(f"From {lesson.source}.", className="lesson-source"),
+            html.P(lesson.question, className="lesson-question"),
+            html.Button("Run the demo ▶", id="lessons-go", n_clicks=0, className="button primary"),
+        ],
+        className="lesson-step",
+    )
+    ok = data is not None and data.get("status") == "ok"
+    charts = []
+    for i in range(n):
+        if ok:
+            content = dcc.Graph(figure=lv.figure(data["charts"][i], presenter), config=GRAPH_CONFIG,
+                                id={"type": "lesson-chart", "index": i}, className="lesson-chart")
+        else:
+            content = html.P(running or (data or {}).get("message", "Running the demo…"), className="lesson-wait")
+        charts.append(html.Div(content, className="lesson-step"))
+    claims = [html.Li(c["text"] if c["holds"] else f"{c['text']} (does not hold on this run)",
+                      className="claim" if c["holds"] else "claim claim-no") for c in (data or {}).get("claims", [])]
+    why = html.Div(
+        [
+            html.H3("What the run shows"),
+            html.Ul(claims, className="lesson-claims") if claims else html.P("(after the demo)"),
+            html.H3("Why"),
+            dcc.Markdown(lesson.explanation, mathjax=True, className="lesson-explanation"),
+        ],
+        className="lesson-step",
+    )
+    t = lesson.try_it
+    try_it = html.Div(
+        [
+            html.H3("Try it"),
+            html.Label(t.label, htmlFor="lessons-try"),
+            dcc.Slider(id="lessons-try", min=min(t.values), max=max(t.values), step=None, value=value,
+                       marks={v: {"label": f"{v:g}"} for v in t.values}, className="lesson-slider"),
+            html.H3("Question for the class"),
+            html.P(lesson.class_question, className="lesson-question"),
+            html.Details([html.Summary("Reveal the answer"), html.P(lesson.answer)], className="lesson-reveal"),
+            dcc.Link("Open these runs on the Run page", href=lv.run_page_href(data), className="run-link",
+                     id="lessons-run-link") if ok else html.Span(),
+        ],
+        className="lesson-step",
+    )
+    return [question, *charts, why, try_it]
+
+
+# moving between steps and lessons runs in the browser: no round trip per key press, none lost when keys come fast
+clientside_callback(
+    """(tabs, prev, next, go, lesson, step, sizes) => {
+        const nu = window.dash_clientside.no_update;
+        const t = window.dash_clientside.callback_context.triggered_id;
+        const ids = Object.keys(sizes);
+        const i = Math.max(ids.indexOf(lesson), 0);
+        if (t && typeof t === 'object') return t.index !== lesson ? [t.index, 0, null] : [nu, 0, nu];
+        if (t === 'lessons-go') return go ? [nu, 1, nu] : [nu, nu, nu];
+        if (t === 'lessons-next') {
+            if (step + 1 < sizes[ids[i]]) return [nu, step + 1, nu];
+            return i + 1 < ids.length ? [ids[i + 1], 0, null] : [nu, nu, nu];
+        }
+        if (t === 'lessons-prev') {
+            if (step > 0) return [nu, step - 1, nu];
+            return i > 0 ? [ids[i - 1], sizes[ids[i - 1]] - 1, null] : [nu, nu, nu];
+        }
+        return [nu, nu, nu];
+    }""",
+    Output("lessons-lesson", "data"),
+    Output("lessons-step", "data"),
+    Output("lessons-value", "data"),
+    Input({"type": "lesson-tab", "index": ALL}, "n_clicks"),
+    Input("lessons-prev", "n_clicks"),
+    Input("lessons-next", "n_clicks"),
+    Input("lessons-go", "n_clicks"),
+    State("lessons-lesson", "data"),
+    State("lessons-step", "data"),
+    State("lessons-sizes", "data"),
+    prevent_initial_call=True,
+)
+
+
+@callback(Output("lessons-value", "data", allow_duplicate=True), Input("lessons-try", "value"),
+          State("lessons-value", "data"), State("lessons-lesson", "data"), prevent_initial_call=True)
+def try_value(value, current, lesson):
+    """The "try it" control: a new value reruns the demo (its lesson's default is kept as None)."""
+    if value is None or value == current or (current is None and value == lv.describe(lesson).try_it.default):
+        return no_update
+    return value
+
+
+@callback(Output("lessons-presenter", "data"), Input("lessons-present", "n_clicks"), prevent_initial_call=True)
+def toggle_presenter(clicks):
+    return bool(clicks % 2)
+
+
+clientside_callback(
+    """(step, presenter, lesson, sizes) => [
+        'lesson-body step-' + step,
+        presenter ? 'lessons presenter' : 'lessons',
+        'Step ' + (step + 1) + ' of ' + sizes[lesson],
+        presenter ? 'Leave presenter mode' : 'Presenter mode',
+    ]""",
+    Output("lessons-body", "className"),
+    Output("lessons-root", "className"),
+    Output("lessons-position", "children"),
+    Output("lessons-present", "children"),
+    Input("lessons-step", "data"),
+    Input("lessons-presenter", "data"),
+    Input("lessons-lesson", "data"),
+    State("lessons-sizes", "data"),
+)
+
+
+@callback(
+    Output("lessons-body", "children"),
+    Output("lessons-request", "data"),
+    Output("lessons-status", "children"),
+    Input("lessons-lesson", "data"),
+    Input("lessons-value", "data"),
+    Input("lessons-presenter", "data"),
+    State("lessons-cancel", "n_clicks"),
+)
+def show(lesson, value, presenter, cancels):
+    """The lesson at its "try it" value: from the result cache at once, or a background job computes it."""
+    try:
+        req = lv.check_request(lesson, value)
+    except ValueError as exc:
+        return [], no_update, status("error", str(exc))
+    data = background.run_cache().get(background.run_cache().memo_key("lesson", req))
+    if data is not None:  # no job: the request store is left alone (a change would start one)
+        return body(lesson, req["value"], data, bool(presenter)), no_update, status("done", "")
+    text = background.starting(f"Running the demo at {lv.describe(lesson).try_it.label} = {req['value']:g}…")
+    return (body(lesson, req["value"], None, bool(presenter), text),
+            {"lesson": req, "presenter": bool(presenter), **background.request_meta(cancels)},
+            status("running", text))
+
+
+def _job_failed(exc: Exception):
+    return no_update, status("error", background.failed(exc, "The demo"))
+
+
+@callback(
+    Output("lessons-body", "children", allow_duplicate=True),
+    Output("lessons-status", "children", allow_duplicate=True),
+    Input("lessons-request", "data"),
+    background=True,
+    interval=250,
+    progress=[Output("lessons-status", "children")],
+    progress_default=[status("cancelled", "Cancelled.")],
+    running=[(Output("lessons-cancel", "disabled"), False, True)],
+    cancel=[Input("lessons-cancel", "n_clicks")],
+    on_error=_job_failed,
+    prevent_initial_call=True,
+)
+def run_demo(set_progress, request):
+    """The lesson's runs in one job (app.background.page_job: the caps and the wall time of every page)."""
+    if not request:
+        return no_update, no_update
+    req = request["lesson"]
+
+    def show_status(_fraction: float | None, text: str) -> None:
+        set_progress((status("running", text),))
+
+    try:
+        with background.page_job(request, show_status):
+            data, _hit = background.run_cache().memo("lesson", req, lambda: lv.compute(req))
+    except limits.LimitError as exc:
+        return no_update, status("error", background.refused(exc))
+    if data.get("status") != "ok":
+        return no_update, status("error", data.get("message", "The demo failed."))
+    return body(req["lesson"], req["value"], data, bool(request.get("presenter"))), status("done", "")
+
+
+background.watch_for_dead_jobs("lessons-status", "lessons-request", "lessons-cancel", button="the lesson's tab")
