@@ -71,6 +71,15 @@ def _claim(text: str, holds: bool) -> dict[str, Any]:
     return {"text": text, "holds": bool(holds)}
 
 
+def _data(facts: dict, charts: list, claims: list, benchmark: str, methods: list[str], h: float, t_end: float,
+          params: dict | None = None) -> dict[str, Any]:
+    """A lesson's data: the numbers, the charts, the stated facts and the Run page configuration of its runs."""
+    run_page = {"benchmark": benchmark, "methods": list(methods), "h": h, "t_end": t_end}
+    if params:
+        run_page["params"] = params
+    return {"facts": facts, "charts": charts, "claims": claims, "run_page": run_page}
+
+
 def _up_crossings(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Times where x crosses 0 upwards (linear interpolation between samples)."""
     i = np.nonzero((x[:-1] < 0) & (x[1:] >= 0))[0]
@@ -122,8 +131,7 @@ def _energy(h: float) -> dict[str, Any]:
         _claim(f"Instead its error is in the phase: it runs {lag:.2f} s behind the exact solution after "
                f"{n - 1} periods.", lag > 0),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": ["rk4", "midpoint_angle"], "h": h, "t_end": t_end}}
+    return _data(facts, charts, claims, b, ["rk4", "midpoint_angle"], h, t_end)
 
 
 # ---- 2. constraints -------------------------------------------------------------------------------------------
@@ -155,8 +163,7 @@ def _constraints(h: float) -> dict[str, Any]:
                f"velocities do not satisfy it (up to {_fmt(vel['hermite_h23g2'])} m/s): seed 001 constrains "
                "positions only.", vel["spark"] < 1e-12 and vel["hermite_h23g2"] > 1e-6),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": list(runs), "h": h, "t_end": t_end}}
+    return _data(facts, charts, claims, b, list(runs), h, t_end)
 
 
 # ---- 3. rotations stay rotations ------------------------------------------------------------------------------
@@ -179,8 +186,7 @@ def _rotations(h: float) -> dict[str, Any]:
         _claim(f"The Lie group methods (lgvi, rattlie) update R by exp of a rotation and keep it at round-off "
                f"(at most {_fmt(lie)}).", lie < 1e-13),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": list(runs), "h": h, "t_end": t_end}}
+    return _data(facts, charts, claims, b, list(runs), h, t_end)
 
 
 # ---- 4. the rotation-vector singularity -----------------------------------------------------------------------
@@ -206,8 +212,7 @@ def _singularity(h: float) -> dict[str, Any]:
         _claim(f"The 2 pi switch (switched {facts['switches']} times) and the quaternion run to the end.",
                all(s == "ok" for s in facts["others"].values())),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": list(runs), "h": h, "t_end": t_end}}
+    return _data(facts, charts, claims, b, list(runs), h, t_end)
 
 
 # ---- 5. gimbal lock -------------------------------------------------------------------------------------------
@@ -231,9 +236,7 @@ def _gimbal(spin: float) -> dict[str, Any]:
                card.status == "failed" and "gimbal" in card.message and t_fail <= facts["lock_time"]),
         _claim("The rotation-matrix form goes straight through.", rot.status == "ok"),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": ["midpoint_cardan", "midpoint_rotation"], "h": h,
-                         "t_end": t_end, "params": params}}
+    return _data(facts, charts, claims, b, ["midpoint_cardan", "midpoint_rotation"], h, t_end, params)
 
 
 # ---- 6. tuning a method: SPARK's gamma ------------------------------------------------------------------------
@@ -270,10 +273,9 @@ def _gamma(stages: float) -> dict[str, Any]:
                f"(between {grid[max(i - 1, 0)]:g} and {grid[min(i + 1, grid.size - 1)]:g}).",
                grid[max(i - 1, 0)] <= g_opt <= grid[min(i + 1, grid.size - 1)]),
         _claim(f"With gamma_opt the error is {e0 / e_opt:.0f} times smaller than with gamma = 0 ({_fmt(e_opt)} "
-               f"against {_fmt(e0)} m), .", e0 / e_opt >= 10),
+               f"against {_fmt(e0)} m).", e0 / e_opt >= 10),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": ["spark"], "h": S003_H, "t_end": t_end}}
+    return _data(facts, charts, claims, b, ["spark"], S003_H, t_end)
 
 
 # ---- 7. chaos -------------------------------------------------------------------------------------------------
@@ -317,8 +319,7 @@ def _chaos(h: float) -> dict[str, Any]:
         _claim(f"Their energy errors stay bounded (at most {_fmt(max(energy.values()))} J, no larger in the second "
                "half of the run than twice the first): energy is what can still be compared.", no_growth),
     ]
-    return {"facts": facts, "charts": charts, "claims": claims,
-            "run_page": {"benchmark": b, "methods": list(runs), "h": h, "t_end": t_end}}
+    return _data(facts, charts, claims, b, list(runs), h, t_end)
 
 
 def _growth(t: np.ndarray, e: np.ndarray) -> tuple[float, float, np.ndarray]:
