@@ -37,7 +37,7 @@ from typing import Any
 from dash import Input, Output, State, callback, clientside_callback, no_update
 
 import solvers
-from app import config, jobs, limits
+from app import config, jobs, lessons_view, limits
 from app.layout import (
     DEFAULT_BENCHMARK,
     DEFAULT_METHOD,
@@ -57,6 +57,10 @@ Show = Callable[[float | None, str], object]  # (fraction or None: unchanged, te
 @functools.cache
 def run_cache() -> jobs.RunCache:
     """The result cache (a handle on the shared directory; every process opens its own)."""
+    return _open_run_cache()
+
+
+def _open_run_cache() -> jobs.RunCache:
     return jobs.RunCache(config.cache_dir() / "runs", config.code_version())
 
 
@@ -254,17 +258,15 @@ def warm_runs() -> list[str]:
 
 
 def _lesson_requests() -> list[dict]:
-    from app import lessons_view
-
     return [lessons_view.check_request(lid) for lid in lessons_view.lesson_ids()]
 
 
 def lessons_warm() -> bool:
     """True when every lesson's demo at its default value is in the run cache (for this code version). Opens and
     closes its own handle: gunicorn's master asks before it forks, and an open SQLite handle must not be forked."""
-    cache = jobs.RunCache(config.cache_dir() / "runs", config.code_version())
+    cache = _open_run_cache()
     try:
-        return all(cache.get(cache.memo_key("lesson", req)) is not None for req in _lesson_requests())
+        return all(cache.recall("lesson", req) is not None for req in _lesson_requests())
     finally:
         cache.close()
 
@@ -272,8 +274,6 @@ def lessons_warm() -> bool:
 def warm_lessons() -> int:
     """Compute every lesson's demo at its default value into the run cache (the Lessons page then shows each at
     once); returns how many were computed (not already cached)."""
-    from app import lessons_view
-
     cache = run_cache()
     return sum(not cache.memo("lesson", req, lambda req=req: lessons_view.compute(req))[1]
                for req in _lesson_requests())

@@ -367,6 +367,10 @@ class RunCache:
                 self._cache.set(key, result)
         return result, False
 
+    def recall(self, kind: str, payload: Mapping[str, Any]) -> dict | None:
+        """A page job's stored result (:meth:`memo`), or None: asks without computing."""
+        return self.get(self.memo_key(kind, payload))
+
     def memo_key(self, kind: str, payload: Mapping[str, Any]) -> str:
         """The key :meth:`memo` stores a page job's result under (``get`` it to ask without computing)."""
         canonical = json.dumps({"kind": kind, "payload": _canonical(dict(payload)), "version": self.version},

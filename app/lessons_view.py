@@ -34,20 +34,8 @@ def describe(lesson_id: str) -> lessons.Lesson:
 
 def check_request(lesson_id: Any, value: Any = None) -> dict[str, Any]:
     """``{"lesson", "value"}`` for a valid request (value None: the lesson's default) or ValueError with a
-    message for the user."""
-    if lesson_id not in lessons.LESSONS:
-        raise ValueError(f"unknown lesson {lesson_id!r}; valid: {', '.join(lessons.LESSONS)}")
-    try_it = lessons.LESSONS[lesson_id].try_it
-    if value is None:
-        return {"lesson": lesson_id, "value": try_it.default}
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{try_it.label}: {value!r} is not a number") from None
-    match = [v for v in try_it.values if abs(v - x) <= 1e-12 * max(1.0, abs(v))]
-    if not match:
-        raise ValueError(f"{try_it.label}: choose one of {', '.join(f'{v:g}' for v in try_it.values)}")
-    return {"lesson": lesson_id, "value": match[0]}
+    message for the user (solvers.lessons.resolve)."""
+    return {"lesson": lesson_id, "value": lessons.resolve(lesson_id, value)}
 
 
 def compute(request: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import api, references
+from .figures import decimate
 
 MAX_POINTS = 1500  # points per trace sent to the browser
 
@@ -47,15 +48,10 @@ class Lesson:
     n_charts: int = 1  # how many charts compute returns (the page shows one per step)
 
 
-def _decimate(x: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float | None]]:
-    step = max(1, int(np.ceil(x.shape[0] / MAX_POINTS)))
-    idx = np.unique(np.r_[np.arange(0, x.shape[0], step), x.shape[0] - 1]) if x.shape[0] else np.arange(0)
-    return ([float(v) for v in x[idx]], [None if not np.isfinite(v) else float(v) for v in y[idx]])
-
-
 def _trace(name: str, x: np.ndarray, y: np.ndarray, dash: str | None = None) -> dict[str, Any]:
-    xs, ys = _decimate(np.asarray(x, float), np.asarray(y, float))
-    return {"name": name, "x": xs, "y": ys, "dash": dash}
+    xs, ys = decimate(np.asarray(x, float), np.asarray(y, float), MAX_POINTS // 2)  # keeps every peak
+    return {"name": name, "x": [float(v) for v in xs], "y": [float(v) if np.isfinite(v) else None for v in ys],
+            "dash": dash}
 
 
 def _chart(title: str, x_title: str, y_title: str, traces: list[dict], log: bool = False,
@@ -443,17 +439,26 @@ def lessons() -> list[str]:
     return list(LESSONS)
 
 
-def run_lesson(lesson_id: str, value: float | None = None) -> dict[str, Any]:
-    """The lesson's data for a "try it" value (None: its default): ``charts``, ``claims`` (text, holds),
-    ``facts``, ``run_page`` (the Run page configuration of its main runs), ``value``; ValueError for an unknown
-    lesson or a value the lesson does not offer."""
+def resolve(lesson_id: Any, value: Any = None) -> float:
+    """The "try it" value a request names (None: the lesson's default), as the lesson offers it; ValueError with
+    a message for the user for an unknown lesson, a value that is not a number or one the lesson does not offer."""
     if lesson_id not in LESSONS:
         raise ValueError(f"unknown lesson {lesson_id!r}; valid: {', '.join(LESSONS)}")
-    lesson = LESSONS[lesson_id]
-    value = lesson.try_it.default if value is None else float(value)
-    if not any(abs(value - v) <= 1e-12 * max(1.0, abs(v)) for v in lesson.try_it.values):
-        raise ValueError(f"{lesson.try_it.label}: {value!r} is not one of "
-                         f"{', '.join(f'{v:g}' for v in lesson.try_it.values)}")
-    data = lesson.compute(value)
-    return {"id": lesson_id, "value": value, "status": "ok", **data}
+    try_it = LESSONS[lesson_id].try_it
+    if value is None:
+        return try_it.default
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{try_it.label}: {value!r} is not a number") from None
+    match = [v for v in try_it.values if abs(v - x) <= 1e-12 * max(1.0, abs(v))]
+    if not match:
+        raise ValueError(f"{try_it.label}: choose one of {', '.join(f'{v:g}' for v in try_it.values)}")
+    return match[0]
 
+
+def run_lesson(lesson_id: str, value: float | None = None) -> dict[str, Any]:
+    """The lesson's data for a "try it" value (:func:`resolve`): ``charts``, ``claims`` (text, holds), ``facts``,
+    ``run_page`` (the Run page configuration of its main runs), ``value``."""
+    value = resolve(lesson_id, value)
+    return {"id": lesson_id, "value": value, "status": "ok", **LESSONS[lesson_id].compute(value)}

@@ -205,7 +205,7 @@ def show(lesson, value, presenter, cancels):
         req = lv.check_request(lesson, value)
     except ValueError as exc:
         return [], no_update, status("error", str(exc))
-    data = background.run_cache().get(background.run_cache().memo_key("lesson", req))
+    data = background.run_cache().recall("lesson", req)
     if data is not None:  # no job: the request store is left alone (a change would start one)
         return body(lesson, req["value"], data, bool(presenter)), no_update, status("done", "")
     text = background.starting(f"Running the demo at {lv.describe(lesson).try_it.label} = {req['value']:g}…")
