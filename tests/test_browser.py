@@ -97,21 +97,41 @@ def run_and_wait(page, expect_kind: str = "done", clicks: list | None = None, sc
 
 
 def choose(page, dropdown_id: str, values: list[str]) -> None:
-    """Make ``values`` the selection of a Dash 4 dropdown, through its popover."""
+    """Make ``values`` the selection of a Dash 4 dropdown, through its popover.
+
+    Each pick is checked (the selection grows by one) and retried once: under load a click can land while the
+    popover of the previous pick is still closing."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     dropdown = page.locator(f"#{dropdown_id}")
+    items = dropdown.locator(".dash-dropdown-value-item")
     clear = dropdown.locator(".dash-dropdown-clear")
     if clear.count():
         clear.click()
-    for value in values:
-        dropdown.click()
-        option = page.locator(f'[role="option"]:has(input[value="{value}"])')
-        if option.get_attribute("aria-selected") != "true":
-            option.click()
-        page.keyboard.press("Escape")
-    page.wait_for_function(
-        """([id, values]) => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === values.length""",
-        arg=[dropdown_id, values],
-    )
+        page.wait_for_function(
+            """id => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === 0""",
+            arg=dropdown_id,
+        )
+    for n, value in enumerate(values, start=1):
+        for attempt in range(3):
+            option = page.locator(f'[role="option"]:has(input[value="{value}"])')
+            if not option.is_visible():
+                dropdown.click()
+                option.wait_for(state="visible")
+            if option.get_attribute("aria-selected") != "true":
+                option.click()
+            page.keyboard.press("Escape")
+            try:
+                page.wait_for_function(
+                    """([id, n]) => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === n""",
+                    arg=[dropdown_id, n],
+                    timeout=5_000,
+                )
+                break
+            except PlaywrightTimeoutError:
+                if attempt == 2:
+                    raise
+    assert items.count() == len(values)
 
 
 def field(page, kind: str, name: str, method: str | None = None):
