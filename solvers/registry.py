@@ -25,6 +25,7 @@ from .models import (
     natural_double_pendulum,
     pendulum_3d,
     planar_pendulum,
+    spatial_chain,
     spatial_double_pendulum,
     two_link_arm,
 )
@@ -39,6 +40,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         two_link_arm.BENCHMARK,
         natural_double_pendulum.BENCHMARK,
         angular_velocity.BENCHMARK,
+        spatial_chain.BENCHMARK,
     )
 }
 

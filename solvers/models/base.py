@@ -22,8 +22,9 @@ class Param:
     shape: tuple[int, ...] = ()
     positive: bool = False  # strictly > 0
     nonnegative: bool = False
-    kind: str = "real"  # "real" | "rotation" (orthogonal, det 1) | "inertia" (symmetric, positive definite)
+    kind: str = "real"  # "real" | "integer" | "rotation" (orthogonal, det 1) | "inertia" (symmetric, pos. definite)
     max_abs: float = MAX_ABS_PARAM
+    minimum: float | None = None  # the smallest allowed value (scalars)
 
     def validate(self, name: str, value: Any) -> Any:
         """Return the value as float / float array, or raise ValueError naming the problem."""
@@ -41,6 +42,12 @@ class Param:
             raise ValueError(f"parameter {name!r}: {value!r} is not finite")
         if np.any(np.abs(arr) > self.max_abs):
             raise ValueError(f"parameter {name!r}: {value!r} exceeds the allowed magnitude {self.max_abs:g}")
+        if self.minimum is not None and np.any(arr < self.minimum):
+            raise ValueError(f"parameter {name!r}: {value!r} must be >= {self.minimum:g}")
+        if self.kind == "integer":
+            if np.any(arr != np.round(arr)):
+                raise ValueError(f"parameter {name!r}: {value!r} must be a whole number")
+            return int(arr) if self.shape == () else arr.astype(int)
         if self.positive and np.any(arr <= 0):
             raise ValueError(f"parameter {name!r}: {value!r} must be > 0")
         if self.nonnegative and np.any(arr < 0):
