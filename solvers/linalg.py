@@ -154,3 +154,86 @@ def lu_solve_inline(A: np.ndarray, b: np.ndarray, n: int) -> bool:
         return False
     _substitute_inline(A, b, n)
     return True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Banded LU with partial pivoting (LAPACK dgbtrf/dgbtrs's algorithm, row storage): the joint-space Schur complements
+# of a chain are block-tridiagonal, so their factorisation costs O(n kl (kl + ku)) instead of O(n^3).
+# Storage: A (n, 2 kl + ku + 1), entry (r, c) at A[r, c - r + kl] for r - kl <= c <= r + kl + ku; the first kl + ku
+# + 1 diagonals hold the matrix (lower bandwidth kl, upper ku), the last kl the fill-in of the row interchanges.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def band_width(kl: int, ku: int) -> int:
+    """Columns of the band storage for lower / upper bandwidths kl, ku (room for the pivoting fill-in)."""
+    return 2 * kl + ku + 1
+
+
+@njit(cache=True)
+def band_lu_factor(A: np.ndarray, piv: np.ndarray, n: int, kl: int, ku: int) -> bool:
+    """LU factorisation with partial pivoting of the band matrix A (storage above) in place.
+
+    The same elimination as lu_factor_inplace restricted to the band: with kl = ku = n - 1 it performs the
+    same operations in the same order. Returns False if A is numerically singular (a pivot below 1e-14 of the
+    largest entry, or no finite entry).
+    """
+    if n == 0:
+        return True
+    w = kl + ku  # the last column of a row's band after fill-in, relative to its diagonal
+    scale = 0.0
+    for r in range(n):
+        for c in range(max(0, r - kl), min(n, r + ku + 1)):
+            scale = max(scale, abs(A[r, c - r + kl]))
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    tiny = 1e-14 * scale
+    for r in range(n):  # clear the fill-in room
+        for c in range(r + ku + 1, min(n, r + w + 1)):
+            A[r, c - r + kl] = 0.0
+    for k in range(n):
+        last = min(n - 1, k + kl)  # the rows below k with an entry in column k
+        p = k
+        big = abs(A[k, kl])
+        for i in range(k + 1, last + 1):
+            v = abs(A[i, k - i + kl])
+            if v > big:
+                big = v
+                p = i
+        if big <= tiny:
+            return False
+        piv[k] = p
+        end = min(n - 1, k + w)
+        if p != k:
+            for j in range(k, end + 1):
+                tmp = A[k, j - k + kl]
+                A[k, j - k + kl] = A[p, j - p + kl]
+                A[p, j - p + kl] = tmp
+        inv = 1.0 / A[k, kl]
+        for i in range(k + 1, last + 1):
+            A[i, k - i + kl] *= inv
+            f = A[i, k - i + kl]
+            if f != 0.0:
+                for j in range(k + 1, end + 1):
+                    A[i, j - i + kl] -= f * A[k, j - k + kl]
+    return True
+
+
+@njit(cache=True)
+def band_lu_solve(A: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int, kl: int, ku: int) -> None:
+    """Solve with the factors of band_lu_factor; b[:n] is overwritten by the solution."""
+    for k in range(n):  # L^-1 P b, interchanges applied as the factorisation met them
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+        bk = b[k]
+        for i in range(k + 1, min(n - 1, k + kl) + 1):
+            b[i] -= A[i, k - i + kl] * bk
+    w = kl + ku
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, min(n - 1, i + w) + 1):
+            s -= A[i, j - i + kl] * b[j]
+        b[i] = s / A[i, kl]

@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..linalg import inv3_into, lu_solve_inplace
+from ..linalg import band_lu_factor, band_lu_solve, band_width, inv3_into
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
@@ -272,7 +272,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     b = np.empty(nv)
     cnu = np.empty(nv)
     rhs = np.empty(nm)
-    S = np.empty((max(nm, 1), max(nm, 1)))
+    kl = joints.band_of(jb, nb)  # S is a band matrix (block-tridiagonal for a chain): O(N) per solve
+    S = np.empty((max(nm, 1), band_width(kl, kl)))
+    piv = np.empty(max(nm, 1), dtype=np.int64)
     Bd0 = np.empty((nm, nv))
     Bd1 = np.empty((nm, nv))
     K = np.empty((nv + nm, nv + nm))
@@ -442,7 +444,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 # Schur complement on the multipliers: S dnu = r2 - D H^-1 r1, S = D H^-1 C, D = B(q_{n+1}) T
                 for r in range(nm):
                     rhs[r] = r2[r]
-                    for c in range(nm):
+                    for c in range(S.shape[1]):
                         S[r, c] = 0.0
                 for i in range(nb):
                     o = v_off[i]
@@ -455,10 +457,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
                     t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
                     im = 1.0 / mass[i]
-                    joints.schur_add(S, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs, V)
-                if nm > 0 and not lu_solve_inplace(S, rhs, nm):
+                    joints.schur_add(S, kl, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs,
+                                     V)
+                if not band_lu_factor(S, piv, nm, kl, kl):
                     status = kernels.SINGULAR
                     break
+                band_lu_solve(S, piv, rhs, nm, kl, kl)
             else:
                 # full saddle-point factorisation (a singular block A_i): B(q_n), B(q_{n+1}) T
                 rigid.constraint_jacobian(rd, q_start, Bd0)
@@ -559,7 +563,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             if schur:
                 for r in range(nm):
                     rhs[r] = 0.0
-                    for c in range(nm):
+                    for c in range(S.shape[1]):
                         S[r, c] = 0.0
                 for i in range(nb):
                     o = v_off[i]
@@ -568,10 +572,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
                         if not pinned[i]:
                             w[o + 3 + r] = pm[o + 3 + r] * im
-                    joints.schur_add(S, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1, ninc,
-                               incj, incs, V)
-                if nm > 0:
-                    ok = lu_solve_inplace(S, rhs, nm)
+                    joints.schur_add(S, kl, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1,
+                                     ninc, incj, incs, V)
+                ok = band_lu_factor(S, piv, nm, kl, kl)
+                if ok:
+                    band_lu_solve(S, piv, rhs, nm, kl, kl)
                 if ok:
                     # w -= M^-1 B^T nu'
                     for i in range(nb):

@@ -229,14 +229,33 @@ def bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
             out[o + 3 + r] -= sign * nu[3 * k + r] * scale
 
 
-@njit(cache=True, inline="always")
-def schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
-    """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
+@njit(cache=True)
+def band_of(jb: np.ndarray, nb: int) -> int:
+    """Half bandwidth of the multipliers' Schur complement B X B^T (X block diagonal per body): 3 d + 2, d the
+    largest index distance of two joints that share a body (joints listed along a chain: d = 1, a block-
+    tridiagonal matrix; the band of linalg.band_lu_factor)."""
+    nj = jb.shape[0]
+    if nj == 0:
+        return 0
+    first = np.full(nb, -1, dtype=np.int64)  # per body, the first and last joint touching it
+    last = np.full(nb, -1, dtype=np.int64)
+    for k in range(nj):
+        for s in range(2):
+            body = jb[k, s]
+            if body >= 0:
+                if first[body] < 0:
+                    first[body] = k
+                last[body] = k
+    d = 0
+    for i in range(nb):
+        if first[i] >= 0:
+            d = max(d, last[i] - first[i])
+    return 3 * d + 2
 
-    Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see joint_blocks), translational -sign I); H_i^-1 =
-    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
-    (o: body i's velocity offset).
-    """
+
+@njit(cache=True, inline="always")
+def schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs) -> None:
+    """rhs += coef Dl H_i^-1 r for body i (the right-hand side half of schur_add; arguments as there)."""
     for mi in range(ninc[i]):
         kj = incj[i, mi]
         sd = incs[i, mi]
@@ -244,6 +263,18 @@ def schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, in
         for r in range(3):
             rhs[3 * kj + r] += coef * (Gl[kj, sd, r, 0] * t0 + Gl[kj, sd, r, 1] * t1 + Gl[kj, sd, r, 2] * t2
                                        - sign * (u[o + 3 + r] * uscale))
+
+
+@njit(cache=True, inline="always")
+def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, incj, incs, V) -> None:
+    """Body i's part of the Schur complement on the multipliers: S += Dl H_i^-1 Cr^T, rhs += coef Dl H_i^-1 r.
+
+    Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see joint_blocks), translational -sign I); H_i^-1 =
+    blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
+    (o: body i's velocity offset). S is in the band storage of linalg.band_lu_factor with lower bandwidth kl
+    (band_of): entry (r, c) at S[r, c - r + kl].
+    """
+    schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs)
     for m2 in range(ninc[i]):
         ll = incj[i, m2]
         tt = incs[i, m2]
@@ -256,11 +287,12 @@ def schur_add(S, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc, in
             kj = incj[i, mi]
             sd = incs[i, mi]
             sign = -1.0 if sd == 0 else 1.0
+            shift = 3 * ll - 3 * kj + kl  # column 3 l + c of row 3 k + r at S[3 k + r, shift + c - r]
             for r in range(3):
                 for c in range(3):
-                    S[3 * kj + r, 3 * ll + c] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
+                    S[3 * kj + r, shift + c - r] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
                         + Gl[kj, sd, r, 2] * V[2, c]
-                S[3 * kj + r, 3 * ll + r] += sign * sign_t * im
+                S[3 * kj + r, shift] += sign * sign_t * im
 
 
 @njit(cache=True)
