@@ -559,32 +559,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             # M w + B(q_{n+1})^T nu' = p^-_{n+1}, B(q_{n+1}) w = 0: Schur complement B M^-1 B^T on the multipliers,
             # or the full saddle-point matrix if some J_i is singular
             joints.joint_blocks(jb, jp, y_off, q1, G1)
-            ok = True
             if schur:
-                for r in range(nm):
-                    rhs[r] = 0.0
-                    for c in range(S.shape[1]):
-                        S[r, c] = 0.0
-                for i in range(nb):
-                    o = v_off[i]
-                    im = 1.0 / mass[i]
-                    for r in range(3):
-                        w[o + r] = Jinv[i, r, 0] * pm[o] + Jinv[i, r, 1] * pm[o + 1] + Jinv[i, r, 2] * pm[o + 2]
-                        if not pinned[i]:
-                            w[o + 3 + r] = pm[o + 3 + r] * im
-                    joints.schur_add(S, kl, rhs, 1.0, i, o, Jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G1, G1,
-                                     ninc, incj, incs, V)
-                ok = band_lu_factor(S, piv, nm, kl, kl)
-                if ok:
-                    band_lu_solve(S, piv, rhs, nm, kl, kl)
-                if ok:
-                    # w -= M^-1 B^T nu'
-                    for i in range(nb):
-                        o = v_off[i]
-                        c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, rhs, 1.0, 0.0, 0.0, 0.0)
-                        joints.bt_tr_add(ninc, incj, incs, i, o, rhs, -1.0 / mass[i], w)
-                        for r in range(3):
-                            w[o + r] -= Jinv[i, r, 0] * c0 + Jinv[i, r, 1] * c1 + Jinv[i, r, 2] * c2
+                ok = joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
+                                             pm, w)
             else:
                 rigid.constraint_jacobian(rd, q1, Bd1)
                 for r in range(nm):

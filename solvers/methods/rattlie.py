@@ -35,8 +35,8 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
-from ..linalg import inv3_into, inv3_into_inline, lu_factor_inplace, lu_solve_factored, lu_solve_inplace
-from ..models import rigid, rigid_dae
+from ..linalg import band_lu_factor, band_lu_solve, band_width, inv3_into, inv3_into_inline
+from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
 # the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
@@ -118,6 +118,20 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         if not inv3_into(inertia[i], Jinv[i]):
             info[0] = t_start + k0 * h
             return 0, kernels.SINGULAR, n_saved
+    jb = rd[3]
+    jp = rd[4]
+    nj = jb.shape[0]
+    ninc = np.zeros(nb, dtype=np.int64)  # per body, the joint sides that touch it (B in 3x3 joint blocks)
+    incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
+    incs = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
+    joints.topology(jb, nb, ninc, incj, incs)
+    kl = joints.band_of(jb, nb)  # the Schur complements are band matrices (block-tridiagonal on a chain)
+    G0 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_n)
+    G1 = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_{n+1}) (stage b)
+    Gc = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B at the first iterate of stage (a): C = Gc T, frozen
+    S = np.empty((max(nm, 1), band_width(kl, kl)))
+    piv = np.empty(max(nm, 1), dtype=np.int64)
+    V = np.empty((3, 3))
     p = np.empty(nv)
     f = np.empty(nv)
     w = np.empty(nv)
@@ -125,15 +139,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     hd = np.empty(nv)
     r1 = np.empty(nv)
     r2 = np.empty(nm)
-    Bn = np.empty((nm, nv))
-    B1 = np.empty((nm, nv))
-    C = np.empty((nm, nv))
-    X = np.empty((nv, nm))
-    S = np.empty((nm, nm))
     rhs = np.empty(nm)
-    piv = np.empty(nm, dtype=np.int64)
-    ainv_r1 = np.empty(nv)
     Ainv = np.empty((nb, 3, 3))
+    Wc = np.empty((nb, 3, 3))  # T(h Delta) A^-1 per body, frozen with C
     Ai3 = np.empty((3, 3))
     Tm = np.empty((3, 3))
     Dm = np.empty((3, 3))
@@ -145,14 +153,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     acc = np.zeros(ny)
     d = np.empty(kernels.N_DIAG)
     a_rhs = np.empty(nv)
-    minv_a = np.empty(nv)
-    phi = np.empty(nm)
 
     # q_n-dependent quantities of the first step; later steps take them from stage (b) of the step before
     # (w = v_{n+1}, f(q_{n+1}), B(q_{n+1}) are exactly the next step's v_n, f(q_n), B(q_n))
     rigid.get_velocity(rd, y, w)
     rigid.potential_gradient(rd, y, f)
-    rigid.constraint_jacobian(rd, y, Bn)
+    joints.joint_blocks(jb, jp, y_off, y, G0)
     hh = 0.5 * h
     for s in range(n_steps):
         k = k0 + s
@@ -213,6 +219,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 if not pinned[i]:
                     for r in range(3):
                         r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
+                # r1 += -p_n + (h/2) f + (1/2) B(q_n)^T mu
+                c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, mu, 0.5, r1[o] + p[o], r1[o + 1] + p[o + 1],
+                                           r1[o + 2] + p[o + 2])
+                r1[o] = c0
+                r1[o + 1] = c1
+                r1[o + 2] = c2
+                if not pinned[i]:
+                    for r in range(3):
+                        r1[o + 3 + r] += p[o + 3 + r]
+                    joints.bt_tr_add(ninc, incj, incs, i, o, mu, 0.5, r1)
                 if not fresh:
                     continue
                 lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef(x), 0.0, lie.c3_coef(x), Dm)  # D(-h Delta; M Delta)
@@ -223,29 +239,17 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 if not inv3_into_inline(A3, Ai3):
                     info[0] = t
                     return s, kernels.SINGULAR, n_saved
+                # C = B(q_{n+1}) T(h Delta): Wc = T(h Delta) A^-1 carries the T (translational blocks: T = I)
+                v3[0] = w0
+                v3[1] = w1
+                v3[2] = w2
+                lie.poly_into_inline(v3, -lie.cosc2(x), lie.sinc3(x), Tt)  # T(h Delta)
                 for r in range(3):
                     for c in range(3):
                         Ainv[i, r, c] = Ai3[r, c]
-            # r1 += -p_n + (h/2) f + (1/2) B(q_n)^T mu
-            for c in range(nv):
-                sc = 0.0
-                for r in range(nm):
-                    sc += Bn[r, c] * mu[r]
-                r1[c] += p[c] + 0.5 * sc
+                        Wc[i, r, c] = Tt[r, 0] * Ai3[0, c] + Tt[r, 1] * Ai3[1, c] + Tt[r, 2] * Ai3[2, c]
             if fresh:
-                rigid.constraint_jacobian_inline(rd, y1, B1)
-                # C = B(q_{n+1}) T(h Delta): rotational columns times T, translational columns as they are
-                for i in range(nb):
-                    o = v_off[i]
-                    for c in range(3):
-                        v3[c] = hd[o + c]
-                    x = np.sqrt(v3[0] * v3[0] + v3[1] * v3[1] + v3[2] * v3[2])
-                    lie.poly_into_inline(v3, -lie.cosc2(x), lie.sinc3(x), Tt)  # T(h Delta)
-                    for r in range(nm):
-                        for c in range(3):
-                            C[r, o + c] = B1[r, o] * Tt[0, c] + B1[r, o + 1] * Tt[1, c] + B1[r, o + 2] * Tt[2, c]
-                            if not pinned[i]:
-                                C[r, o + 3 + c] = B1[r, o + 3 + c]
+                joints.joint_blocks(jb, jp, y_off, y1, Gc)
             rigid.constraint_residual(rd, y1, r2)
             for r in range(nm):
                 r2[r] /= h
@@ -253,45 +257,48 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 res = max(res, abs(r1[r]))
             for r in range(nm):
                 res = max(res, abs(r2[r]))
-            # X = A^-1 B_n^T, ainv_r1 = A^-1 r1 (block diagonal A)
+            # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (band storage, factorised once per step)
+            for r in range(nm):
+                rhs[r] = r2[r]
+                if fresh:
+                    for c in range(S.shape[1]):
+                        S[r, c] = 0.0
             for i in range(nb):
                 o = v_off[i]
-                free = not pinned[i]
-                for r in range(3):
-                    ainv_r1[o + r] = Ainv[i, r, 0] * r1[o] + Ainv[i, r, 1] * r1[o + 1] + Ainv[i, r, 2] * r1[o + 2]
-                    if free:
-                        ainv_r1[o + 3 + r] = r1[o + 3 + r] / mass[i]
-                    if fresh:
-                        for c in range(nm):
-                            X[o + r, c] = Ainv[i, r, 0] * Bn[c, o] + Ainv[i, r, 1] * Bn[c, o + 1] \
-                                + Ainv[i, r, 2] * Bn[c, o + 2]
-                            if free:
-                                X[o + 3 + r, c] = Bn[c, o + 3 + r] / mass[i]
-            # S dmu = r2 - C A^-1 r1 with S = C X / 2 (factorised once per step)
-            for r in range(nm):
-                acc_r = r2[r]
-                for c in range(nv):
-                    acc_r -= C[r, c] * ainv_r1[c]
-                rhs[r] = acc_r
+                t0 = Wc[i, 0, 0] * r1[o] + Wc[i, 0, 1] * r1[o + 1] + Wc[i, 0, 2] * r1[o + 2]
+                t1 = Wc[i, 1, 0] * r1[o] + Wc[i, 1, 1] * r1[o + 1] + Wc[i, 1, 2] * r1[o + 2]
+                t2 = Wc[i, 2, 0] * r1[o] + Wc[i, 2, 1] * r1[o + 1] + Wc[i, 2, 2] * r1[o + 2]
+                im = 1.0 / mass[i]
                 if fresh:
-                    for c in range(nm):
-                        sc = 0.0
-                        for q in range(nv):
-                            sc += C[r, q] * X[q, c]
-                        S[r, c] = 0.5 * sc
-            if fresh and not lu_factor_inplace(S, piv, nm):
+                    for r in range(3):
+                        for c in range(3):
+                            Tt[r, c] = 0.5 * Wc[i, r, c]  # the 1/2 of S (exact in binary)
+                    joints.schur_add(S, kl, rhs, -1.0, i, o, Tt, t0, t1, t2, r1, im, 0.5 * im, Gc, G0, ninc, incj,
+                                     incs, V)
+                else:
+                    joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, Gc, ninc, incj, incs)
+            if fresh and not band_lu_factor(S, piv, nm, kl, kl):
                 info[0] = t
                 return s, kernels.SINGULAR, n_saved
-            lu_solve_factored(S, piv, rhs, nm)
+            band_lu_solve(S, piv, rhs, nm, kl, kl)
+            # Delta -= A^-1 (r1 + B(q_n)^T dmu / 2)
             big_d = 0.0
             big_x = 0.0
-            for r in range(nv):
-                dd = -ainv_r1[r]
-                for c in range(nm):
-                    dd -= 0.5 * X[r, c] * rhs[c]
-                delta[r] += dd
-                big_d = max(big_d, abs(dd))
-                big_x = max(big_x, abs(delta[r]))
+            for i in range(nb):
+                o = v_off[i]
+                c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, rhs, 0.5, r1[o], r1[o + 1], r1[o + 2])
+                for r in range(3):
+                    dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
+                    delta[o + r] += dd
+                    big_d = max(big_d, abs(dd))
+                    big_x = max(big_x, abs(delta[o + r]))
+                if not pinned[i]:
+                    joints.bt_tr_add(ninc, incj, incs, i, o, rhs, 0.5, r1)
+                    for r in range(3):
+                        dd = -r1[o + 3 + r] / mass[i]
+                        delta[o + 3 + r] += dd
+                        big_d = max(big_d, abs(dd))
+                        big_x = max(big_x, abs(delta[o + 3 + r]))
             big_m = 0.0
             big_mu = 0.0
             for r in range(nm):
@@ -312,11 +319,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             d1[r] = delta[r]
         rigid.advance_configuration(rd, y, hd, y1)
         # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
-        rigid.constraint_jacobian_inline(rd, y1, B1)
+        joints.joint_blocks(jb, jp, y_off, y1, G1)
         rigid.potential_gradient_inline(rd, y1, f)
         for i in range(nb):
             o = v_off[i]
-            free = not pinned[i]
             w0 = hd[o]
             w1 = hd[o + 1]
             w2 = hd[o + 2]
@@ -325,36 +331,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             _tangent_inv_t_times(w0, w1, w2, lie.c_coef(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
             for r in range(3):
                 a_rhs[o + r] -= hh * f[o + r]
-                if free:
+                if not pinned[i]:
                     a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
-            for r in range(3):
-                minv_a[o + r] = Jinv[i, r, 0] * a_rhs[o] + Jinv[i, r, 1] * a_rhs[o + 1] + Jinv[i, r, 2] * a_rhs[o + 2]
-                if free:
-                    minv_a[o + 3 + r] = a_rhs[o + 3 + r] / mass[i]
-                for c in range(nm):
-                    X[o + r, c] = Jinv[i, r, 0] * B1[c, o] + Jinv[i, r, 1] * B1[c, o + 1] + Jinv[i, r, 2] * B1[c, o + 2]
-                    if free:
-                        X[o + 3 + r, c] = B1[c, o + 3 + r] / mass[i]
-        # S = B1 M^-1 B1^T is symmetric: the upper triangle, mirrored
-        for r in range(nm):
-            acc_r = 0.0
-            for c in range(nv):
-                acc_r += B1[r, c] * minv_a[c]
-            phi[r] = acc_r
-            for c in range(r, nm):
-                sc = 0.0
-                for q in range(nv):
-                    sc += B1[r, q] * X[q, c]
-                S[r, c] = sc
-                S[c, r] = sc
-        if not lu_solve_inplace(S, phi, nm):
+        if not joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
+                                       w):
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved
-        for r in range(nv):
-            acc_r = minv_a[r]
-            for c in range(nm):
-                acc_r -= X[r, c] * phi[c]
-            w[r] = acc_r
         rigid.set_velocity(rd, y1, w)
         if not kernels.state_ok(y1):
             info[0] = t + h
@@ -367,9 +349,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, d)
         n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
-        for r in range(nm):  # B(q_{n+1}) is the next step's B(q_n)
-            for c in range(nv):
-                Bn[r, c] = B1[r, c]
+        for kk in range(nj):  # B(q_{n+1}) is the next step's B(q_n)
+            for sd in range(2):
+                for r in range(3):
+                    for c in range(3):
+                        G0[kk, sd, r, c] = G1[kk, sd, r, c]
     return n_steps, kernels.OK, n_saved
 
 

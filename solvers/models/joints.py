@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..linalg import lu_solve_inplace
+from ..linalg import band_lu_factor, band_lu_solve, lu_solve_inplace
 
 
 @njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
@@ -293,6 +293,37 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
                     S[3 * kj + r, shift + c - r] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
                         + Gl[kj, sd, r, 2] * V[2, c]
                 S[3 * kj + r, shift] += sign * sign_t * im
+
+
+@njit(cache=True, inline="always")
+def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
+    """w with M w + B^T nu = p, B w = 0 (M = blockdiag(J_i, m_i I), B with the joint blocks G at one
+    configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in band storage (S (nm, band), piv, lower
+    bandwidth kl: band_of), then w = M^-1 (p - B^T nu). The velocity stages of lgvi (DH) and RATTLie (stage b).
+    Returns False if the Schur complement is singular."""
+    nm = nu.shape[0]
+    for r in range(nm):
+        nu[r] = 0.0
+        for c in range(S.shape[1]):
+            S[r, c] = 0.0
+    for i in range(mass.shape[0]):
+        o = v_off[i]
+        im = 1.0 / mass[i]
+        for r in range(3):
+            w[o + r] = jinv[i, r, 0] * p[o] + jinv[i, r, 1] * p[o + 1] + jinv[i, r, 2] * p[o + 2]
+            if not pinned[i]:
+                w[o + 3 + r] = p[o + 3 + r] * im
+        schur_add(S, kl, nu, 1.0, i, o, jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G, G, ninc, incj, incs, V)
+    if not band_lu_factor(S, piv, nm, kl, kl):
+        return False
+    band_lu_solve(S, piv, nu, nm, kl, kl)
+    for i in range(mass.shape[0]):  # w -= M^-1 B^T nu
+        o = v_off[i]
+        c0, c1, c2 = bt_rot(G, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+        bt_tr_add(ninc, incj, incs, i, o, nu, -1.0 / mass[i], w)
+        for r in range(3):
+            w[o + r] -= jinv[i, r, 0] * c0 + jinv[i, r, 1] * c1 + jinv[i, r, 2] * c2
+    return True
 
 
 @njit(cache=True)
