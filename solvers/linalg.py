@@ -237,3 +237,42 @@ def band_lu_solve(A: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int, kl: int
         for j in range(i + 1, min(n - 1, i + w) + 1):
             s -= A[i, j - i + kl] * b[j]
         b[i] = s / A[i, kl]
+
+
+@njit(cache=True, inline="always")
+def band_cholesky_solve_lower(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n: int, kl: int) -> bool:
+    """Solve S x = b[b0 : b0 + n] for a symmetric positive definite band matrix S given by its lower band in rows
+    r0 .. r0 + n - 1 of A (entry (r, c), c <= r, at A[r0 + r, c - r + kl]), by the Cholesky factorisation
+    S = L L^T in place; b[b0 : b0 + n] holds x on return. Returns False if S is not numerically positive definite
+    (a pivot below 1e-14 of the largest diagonal entry, or not finite)."""
+    scale = 0.0
+    for j in range(n):
+        scale = max(scale, A[r0 + j, kl])
+    if not (scale > 0.0 and np.isfinite(scale)):
+        return False
+    tiny = 1e-14 * scale
+    for j in range(n):
+        s = A[r0 + j, kl]
+        for p in range(max(0, j - kl), j):
+            lj = A[r0 + j, p - j + kl]
+            s -= lj * lj
+        if not s > tiny:
+            return False
+        d = np.sqrt(s)
+        A[r0 + j, kl] = d
+        for i in range(j + 1, min(n, j + kl + 1)):
+            s = A[r0 + i, j - i + kl]
+            for p in range(max(0, i - kl), j):
+                s -= A[r0 + i, p - i + kl] * A[r0 + j, p - j + kl]
+            A[r0 + i, j - i + kl] = s / d
+    for i in range(n):  # L y = b
+        s = b[b0 + i]
+        for p in range(max(0, i - kl), i):
+            s -= A[r0 + i, p - i + kl] * b[b0 + p]
+        b[b0 + i] = s / A[r0 + i, kl]
+    for i in range(n - 1, -1, -1):  # L^T x = y
+        s = b[b0 + i]
+        for p in range(i + 1, min(n, i + kl + 1)):
+            s -= A[r0 + p, i - p + kl] * b[b0 + p]
+        b[b0 + i] = s / A[r0 + i, kl]
+    return True

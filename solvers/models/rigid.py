@@ -18,7 +18,9 @@ B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I. Joints j
 The model data handed to kernels is the tuple
 ``(mass (N,), inertia (N,3,3), gravity (3,), joint_body (K,2) int, joint_point (K,2,3), momentum_axis (3,),
 pinned (N,) int (1 for a pinned body), pivot (N,3) world pivot, com (N,3) body vector pivot -> centre of mass,
-y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets, inverse inertia (N,3,3))`` (the last
+y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets, inverse inertia (N,3,3), and the joints'
+topology: ninc (N,) int, incj, incs (N, max(2K, 1)) int (per body the joint sides (k, s) that touch it),
+band (1,) int (the half bandwidth of the multipliers' Schur complement, joints.band_of))`` (the last
 entries of the offsets are the state and velocity sizes). The inertia is about the centre of mass for a free body,
 about the pivot for a pinned one.
 """
@@ -32,11 +34,13 @@ from numba import njit
 
 from .. import lie
 from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid.*)
+    band_of,
     constraint_force_derivative,
     constraint_jacobian,
     constraint_residual,
     rot_hat_row,
     times_tangent,
+    topology,
     transpose_times,
     velocity_constraint_jacobian,
 )
@@ -71,6 +75,10 @@ def make_data(
     pivot = np.array([np.zeros(3) if p is None else p[0] for p in pinned], dtype=float).reshape(-1, 3)
     com = np.array([np.zeros(3) if p is None else p[1] for p in pinned], dtype=float).reshape(-1, 3)
     y_off = np.concatenate(([0], np.cumsum(np.where(flag == 1, PINNED_BODY, BODY)))).astype(np.int64)
+    ninc = np.zeros(n, dtype=np.int64)
+    incj = np.zeros((n, max(2 * len(joints), 1)), dtype=np.int64)
+    incs = np.zeros_like(incj)
+    topology(jb, n, ninc, incj, incs)
     v_off = np.concatenate(([0], np.cumsum(np.where(flag == 1, 3, 6)))).astype(np.int64)
     return (
         np.asarray(mass, dtype=float),
@@ -85,6 +93,10 @@ def make_data(
         y_off,
         v_off,
         _inverse_inertia(inertia),
+        ninc,
+        incj,
+        incs,
+        np.array([band_of(jb, n)], dtype=np.int64),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..linalg import lu_solve_inline, lu_solve_inplace
+from ..linalg import band_cholesky_solve_lower, lu_solve_inplace
 from .rigid import gravity_moment, n_velocity
 
 
@@ -113,12 +113,18 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations and multipliers from the
     saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] (``assemble``), solved by the Schur
     complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data[11]):
-    S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K), then dw/dt = M^-1 (f - B^T lambda).
+    S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K, symmetric positive definite), then
+    dw/dt = M^-1 (f - B^T lambda). S is assembled per body from the 3x3 joint blocks of B and factorised by a
+    banded Cholesky factorisation (half bandwidth data[15][0], joints.band_of; block-tridiagonal on a chain), so
+    the cost is linear in the number of bodies of a chain.
 
-    Returns False if an inertia or S is singular.
+    Scratch: b[:nv] holds M^-1 f, b[nv:] the multipliers; row nv + 3k + r of A holds row 3k + r of S's lower band
+    (columns 0..band) and of joint k's rotational blocks (the next 6 columns). Returns False if an inertia or S
+    is singular.
     """
     mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
     pinned, y_off, v_off, jinv = data[6], data[9], data[10], data[11]
+    ninc, incj, incs, kl = data[12], data[13], data[14], data[15][0]
     nb = mass.shape[0]
     nj = jb.shape[0]
     nv = v_off[nb]
@@ -149,44 +155,94 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
         for r in range(3):
             b[v + r] = jinv[i, r, 0] * f0 + jinv[i, r, 1] * f1 + jinv[i, r, 2] * f2
     if m > 0:
-        for p in range(m):  # B into the rows A[nv:nv+m, :nv], gamma into b[nv:nv+m]
-            b[nv + p] = 0.0
-            for c in range(nv):
-                A[nv + p, c] = 0.0
+        g = kl + 1  # the first column of the joint blocks in A's rows
         for k in range(nj):
-            i = jb[k, 0]
-            j = jb[k, 1]
-            _joint_rows(A, b, y, y_off[i], v_off[i], jp, k, 0, nv + 3 * k, -1.0)
-            if j >= 0:
-                _joint_rows(A, b, y, y_off[j], v_off[j], jp, k, 1, nv + 3 * k, 1.0)
-        for i in range(nb):  # X = M^-1 B^T into A[:nv, nv:nv+m]
-            v = v_off[i]
-            for p in range(m):
-                B0 = A[nv + p, v]
-                B1 = A[nv + p, v + 1]
-                B2 = A[nv + p, v + 2]
+            # joint k's blocks G_s = sign_s R hat(a) (seed 000 Table 1, sign_0 = -1) and B z - gamma,
+            # gamma = -sum_s sign_s R (Omega x (Omega x a)) (the velocity-squared part of d2Phi/dt2)
+            for r in range(3):
+                b[nv + 3 * k + r] = 0.0
+                for c in range(kl + 1):
+                    A[nv + 3 * k + r, c] = 0.0
+            for sd in range(2):
+                i = jb[k, sd]
+                if i < 0:
+                    continue
+                sign = -1.0 if sd == 0 else 1.0
+                o = y_off[i]
+                v = v_off[i]
+                a0 = jp[k, sd, 0]
+                a1 = jp[k, sd, 1]
+                a2 = jp[k, sd, 2]
+                W0 = y[o + 12]
+                W1 = y[o + 13]
+                W2 = y[o + 14]
+                s0 = W1 * a2 - W2 * a1  # Omega x a
+                s1 = W2 * a0 - W0 * a2
+                s2 = W0 * a1 - W1 * a0
+                u0 = W1 * s2 - W2 * s1  # Omega x (Omega x a)
+                u1 = W2 * s0 - W0 * s2
+                u2 = W0 * s1 - W1 * s0
                 for r in range(3):
-                    A[v + r, nv + p] = jinv[i, r, 0] * B0 + jinv[i, r, 1] * B1 + jinv[i, r, 2] * B2
-                if not pinned[i]:
-                    for r in range(3):
-                        A[v + 3 + r, nv + p] = A[nv + p, v + 3 + r] / mass[i]
-        for p in range(m):  # S into A[nv:, nv:], its right-hand side B z - gamma into b[nv:]
-            for q in range(m):
-                s = 0.0
-                for c in range(nv):
-                    s += A[nv + p, c] * A[c, nv + q]
-                A[nv + p, nv + q] = s
-            s = -b[nv + p]
-            for c in range(nv):
-                s += A[nv + p, c] * b[c]
-            b[nv + p] = s
-        if not lu_solve_inline(A[nv:nv + m, nv:nv + m], b[nv:nv + m], m):
+                    R0 = y[o + 3 * r]
+                    R1 = y[o + 3 * r + 1]
+                    R2 = y[o + 3 * r + 2]
+                    G0 = sign * (R1 * a2 - R2 * a1)
+                    G1 = sign * (-R0 * a2 + R2 * a0)
+                    G2 = sign * (R0 * a1 - R1 * a0)
+                    row = nv + 3 * k + r
+                    A[row, g + 3 * sd] = G0
+                    A[row, g + 3 * sd + 1] = G1
+                    A[row, g + 3 * sd + 2] = G2
+                    b[row] += G0 * b[v] + G1 * b[v + 1] + G2 * b[v + 2] - sign * b[v + 3 + r] \
+                        - sign * (R0 * u0 + R1 * u1 + R2 * u2)
+        for i in range(nb):  # S's lower band, per body: G_ks J_i^-1 G_lt^T + sign_s sign_t I / m_i
+            im = 1.0 / mass[i]
+            for p1 in range(ninc[i]):
+                k = incj[i, p1]
+                sk = incs[i, p1]
+                for p2 in range(ninc[i]):
+                    ll = incj[i, p2]
+                    if ll > k:
+                        continue
+                    st = incs[i, p2]
+                    sgn = (-1.0 if sk == 0 else 1.0) * (-1.0 if st == 0 else 1.0)
+                    for c in range(3):
+                        # X = J_i^-1 (row c of G_lt)^T
+                        q0 = A[nv + 3 * ll + c, g + 3 * st]
+                        q1 = A[nv + 3 * ll + c, g + 3 * st + 1]
+                        q2 = A[nv + 3 * ll + c, g + 3 * st + 2]
+                        x0 = jinv[i, 0, 0] * q0 + jinv[i, 0, 1] * q1 + jinv[i, 0, 2] * q2
+                        x1 = jinv[i, 1, 0] * q0 + jinv[i, 1, 1] * q1 + jinv[i, 1, 2] * q2
+                        x2 = jinv[i, 2, 0] * q0 + jinv[i, 2, 1] * q1 + jinv[i, 2, 2] * q2
+                        col = 3 * ll + c
+                        for r in range(3):
+                            row = 3 * k + r
+                            if col > row:
+                                continue
+                            val = A[nv + row, g + 3 * sk] * x0 + A[nv + row, g + 3 * sk + 1] * x1 \
+                                + A[nv + row, g + 3 * sk + 2] * x2
+                            if r == c:
+                                val += sgn * im
+                            A[nv + row, col - row + kl] += val
+        if not band_cholesky_solve_lower(A, nv, b, nv, m, kl):
             return False
-        for c in range(nv):  # dw/dt = z - X lambda
-            s = b[c]
-            for p in range(m):
-                s -= A[c, nv + p] * b[nv + p]
-            b[c] = s
+        for i in range(nb):  # dw/dt = z - M^-1 B^T lambda
+            v = v_off[i]
+            c0 = 0.0
+            c1 = 0.0
+            c2 = 0.0
+            for p1 in range(ninc[i]):
+                k = incj[i, p1]
+                sd = incs[i, p1]
+                sign = -1.0 if sd == 0 else 1.0
+                for r in range(3):
+                    lr = b[nv + 3 * k + r]
+                    c0 += A[nv + 3 * k + r, g + 3 * sd] * lr
+                    c1 += A[nv + 3 * k + r, g + 3 * sd + 1] * lr
+                    c2 += A[nv + 3 * k + r, g + 3 * sd + 2] * lr
+                    b[v + 3 + r] += sign * lr * (1.0 / mass[i])
+            for r in range(3):
+                b[v + r] -= jinv[i, r, 0] * c0 + jinv[i, r, 1] * c1 + jinv[i, r, 2] * c2
     for i in range(nb):
         o = y_off[i]
         v = v_off[i]
