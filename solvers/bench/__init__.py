@@ -3,6 +3,7 @@
     python -m solvers.bench            # all pairs, compile times measured in fresh processes
     python -m solvers.bench --no-compile --repeat 5
     python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.bench.baselines)
+    python -m solvers.bench --scaling     # us/step against N on the N-rod chain, with MuJoCo (solvers.bench.scaling)
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
 ``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
@@ -85,20 +86,32 @@ def seed_runs(repeat: int) -> list[dict[str, float | str]]:
 def main(argv: list[str] | None = None) -> int:
     """Print the table (or JSON with --json)."""
     p = argparse.ArgumentParser(prog="python -m solvers.bench", description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=50_000, help="steps per run (default 50,000)")
+    p.add_argument("--steps", type=int, default=None, help="steps per run (default 50,000; --scaling: 2,000)")
     p.add_argument("--repeat", type=int, default=3, help="runs per pair, best kept (default 3)")
     p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="print JSON instead of a table; with FILE, write it there and print the table")
     p.add_argument("--baselines", action="store_true",
                    help="also compare the compiled seed-000 kernels with the NumPy RATTLie and SciPy DOP853 on the "
                         "seed run (50 s, h = 1e-3; medians of --repeat runs)")
     p.add_argument("--numpy-steps", type=int, default=300, help="steps of the NumPy RATTLie (default 300)")
+    p.add_argument("--scaling", action="store_true",
+                   help="instead: us/step and energy error against N on the N-rod chain, our methods and MuJoCo's "
+                        "(if installed: pip install 'integrator-lab[mujoco]')")
+    p.add_argument("--sizes", help="--scaling: the numbers of rods, comma-separated (default 2,4,8,16,32,64)")
+    p.add_argument("--budget", type=float, default=5.0,
+                   help="--scaling: no further repeat of a pair once its runs took this many seconds (default 5)")
+    p.add_argument("--plot", metavar="FILE", help="--scaling: log-log us/step against N (.svg, or with matplotlib "
+                   "any format it writes)")
     args = p.parse_args(argv)
+    if args.scaling:
+        from . import scaling
 
+        return scaling.cli(args)
+
+    steps = args.steps or 50_000
     api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
-    rows = [
-        pair_speed(b, m, args.steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)
-    ]
+    rows = [pair_speed(b, m, steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)]
     seeds = seed_runs(args.repeat)
     comp = {} if args.no_compile else compile_times()
     base = None
@@ -111,10 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         out = {"pairs": rows, "seed_runs": seeds, "compile": comp}
         if base is not None:
             out["baselines"] = _plain(base)
-        print(json.dumps(out, indent=1))
-        return 0
+        if args.json == "-":
+            print(json.dumps(out, indent=1))
+            return 0
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
     print(f"# python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores; "
-          f"{args.steps} steps per run, best of {args.repeat}")
+          f"{steps} steps per run, best of {args.repeat}")
     print(f"{'benchmark':26s} {'method':18s} {'h':>8s} {'us/step':>9s} {'steps/s':>12s} status")
     for r in rows:
         print(f"{r['benchmark']:26s} {r['method']:18s} {r['h']:8.0e} {r['us_per_step']:9.3f} "

@@ -246,10 +246,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     for i in range(nb):
         if not inv3_into(inertia[i], Jinv[i], 1e-8):
             schur = False
-    ninc = np.zeros(nb, dtype=np.int64)
-    incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
-    incs = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
-    joints.topology(jb, nb, ninc, incj, incs)
+    ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it
     length = 0.0
     for k in range(nj):
         for s_ in range(2):
@@ -272,7 +269,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     b = np.empty(nv)
     cnu = np.empty(nv)
     rhs = np.empty(nm)
-    kl = joints.band_of(jb, nb)  # S is a band matrix (block-tridiagonal for a chain): O(N) per solve
+    kl = rd[15][0]  # S is a band matrix (block-tridiagonal for a chain, joints.band_of): O(N) per solve
     S = np.empty((max(nm, 1), band_width(kl, kl)))
     piv = np.empty(max(nm, 1), dtype=np.int64)
     Bd0 = np.empty((nm, nv))

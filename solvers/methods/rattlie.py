@@ -121,11 +121,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     jb = rd[3]
     jp = rd[4]
     nj = jb.shape[0]
-    ninc = np.zeros(nb, dtype=np.int64)  # per body, the joint sides that touch it (B in 3x3 joint blocks)
-    incj = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
-    incs = np.zeros((nb, max(2 * nj, 1)), dtype=np.int64)
-    joints.topology(jb, nb, ninc, incj, incs)
-    kl = joints.band_of(jb, nb)  # the Schur complements are band matrices (block-tridiagonal on a chain)
+    ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it (B in 3x3 joint blocks)
+    kl = rd[15][0]  # the Schur complements are band matrices (block-tridiagonal on a chain, joints.band_of)
     G0 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_n)
     G1 = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_{n+1}) (stage b)
     Gc = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B at the first iterate of stage (a): C = Gc T, frozen

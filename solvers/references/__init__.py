@@ -77,11 +77,16 @@ def _pendulum_3d(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
     return {"R": R[:, None], "Omega": W[:, None], "Gamma": R[:, 2, :].copy()}, np.hstack([R.reshape(-1, 9), W]), False
 
 
-def _spatial_double_pendulum(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
-    d = sol.spatial_double_pendulum_reference(t, **p)
-    n = t.size
-    flat = np.concatenate([d["R"].reshape(n, 2, 9), d["x"], d["Omega"], d["v"]], axis=2).reshape(n, -1)
-    return d, flat, False
+def _free_bodies(solve: Callable[..., dict[str, np.ndarray]]) -> Callable[[np.ndarray, Mapping[str, Any]], Solved]:
+    """Free rigid bodies: per body R (9), x, Omega, v in the rigid machinery's flat layout."""
+
+    def solved(t: np.ndarray, p: Mapping[str, Any]) -> Solved:
+        d = solve(t, **p)
+        n, bodies = d["x"].shape[:2]
+        flat = np.concatenate([d["R"].reshape(n, bodies, 9), d["x"], d["Omega"], d["v"]], axis=2).reshape(n, -1)
+        return d, flat, False
+
+    return solved
 
 
 def _angular_velocity(t: np.ndarray, _p: Mapping[str, Any]) -> Solved:
@@ -98,8 +103,10 @@ SOLUTIONS: dict[str, tuple[Callable[[np.ndarray, Mapping[str, Any]], Solved], st
     "natural_double_pendulum": (_bars(sol.natural_double_pendulum_reference), "m",
                                 "DOP853 in the two bar angles (Lagrange's equations)"),
     "pendulum_3d": (_pendulum_3d, "m", "DOP853 in a unit quaternion and the body angular velocity"),
-    "spatial_double_pendulum": (_spatial_double_pendulum, "m",
+    "spatial_double_pendulum": (_free_bodies(sol.spatial_double_pendulum_reference), "m",
                                 "DOP853 in two quaternions and the body angular velocities (Kane's equations)"),
+    "spatial_chain": (_free_bodies(sol.spatial_chain_reference), "m",
+                      "DOP853 in N quaternions and the body angular velocities (Kane's equations)"),
     "angular_velocity": (_angular_velocity, "rad", "the exact rotation R = exp(theta(t)) (seed 002 eq. 17)"),
 }
 

@@ -1,4 +1,4 @@
-"""Independent reference solutions for the benchmarks B1-B6 of docs/benchmarks.md.
+"""Independent reference solutions for the benchmarks B1-B7 of docs/benchmarks.md.
 
 These references exist to judge the project's integrators (convergence order, conservation, the error charts),
 so they are deliberately written in OTHER coordinates than the solvers use and import nothing else from
@@ -11,6 +11,7 @@ so they are deliberately written in OTHER coordinates than the solvers use and i
 * B1 ``spatial_double_pendulum``: two quaternions + the two body angular velocities (6 velocity unknowns),
   centres of mass from the joints, equations by Newton-Euler with the joint reactions eliminated
   (Jourdain's principle / Kane's equations), 6x6 mass matrix;
+* B7 ``spatial_chain``: the same for N rods, N quaternions + N body angular velocities, 3N x 3N mass matrix;
 * B6 ``angular_velocity``: exact formulas.
 
 ODEs are integrated with ``scipy.integrate.solve_ivp`` (DOP853, rtol = atol = 1e-13) and evaluated with its
@@ -567,6 +568,123 @@ def constraint_jacobian_spatial_double_pendulum(R, rod_length=1.0):
 
 
 # ----------------------------------------------------------------------------------------------------------
+# B7 spatial chain: N quaternions + N body angular velocities
+# ----------------------------------------------------------------------------------------------------------
+def spatial_chain_initial_rotations(N: int, turn: float = 0.5 * np.pi) -> np.ndarray:
+    """Rod i turned about e3 by i turn / (N - 1), entries below 1e-15 set to 0 (exact at multiples of 90 deg);
+    shape (N, 3, 3)."""
+    R = np.array([rot_z(i * turn / (N - 1)) for i in range(N)])
+    R[np.abs(R) < 1e-15] = 0.0
+    return R
+
+
+def _chain_count(N) -> int:
+    if isinstance(N, bool) or float(N) != round(float(N)) or not 2 <= round(float(N)) <= 64:
+        raise ValueError(f"N must be a whole number of rods from 2 to 64, got {N!r}")
+    return round(float(N))
+
+
+def _chain_positions(R: np.ndarray, d: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """x_i = sum_{j<i} R_j d + R_i c for R (..., N, 3, 3): centres of mass (..., N, 3)."""
+    Rd, Rc = R @ d, R @ c
+    return np.cumsum(Rd, axis=-2) - Rd + Rc
+
+
+def _chain_velocities(R: np.ndarray, Omega: np.ndarray, d: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """v_i = sum_{j<i} R_j (Omega_j x d) + R_i (Omega_i x c): the time derivative of :func:`_chain_positions`."""
+    u = np.einsum("...ij,...j->...i", R, np.cross(Omega, d))
+    w = np.einsum("...ij,...j->...i", R, np.cross(Omega, c))
+    return np.cumsum(u, axis=-2) - u + w
+
+
+def spatial_chain_reference(
+    t, N=8, rod_density=7850.0, rod_radius=0.05, rod_length=1.0, g=9.81, turn=0.5 * np.pi, *, R0=None, Omega0=None
+):
+    """B7 reference in minimal coordinates (N quaternions, N body angular velocities).
+
+    Rod i (i = 0..N-1) is joined at its lower point -c to the upper point of rod i-1 (rod 0: to O), with
+    c = [0, l/2, 0] and the rod vector d = 2c, so x_i = sum_{j<i} R_j d + R_i c and v = A(R) Omega with the
+    block lower-triangular A: A_ij = -R_j hat(d) (j < i), A_ii = -R_i hat(c).
+    Dynamics (Jourdain/Kane, ideal joints), a 3N x 3N system:
+        (m A^T A + diag(J, ..., J)) dOmega/dt = A^T (m g e3 - m a_c) - [Omega_i x J Omega_i]_i,
+    a_c the velocity-dependent part of the centres' accelerations,
+    a_c,i = sum_{j<i} R_j (Omega_j x (Omega_j x d)) + R_i (Omega_i x (Omega_i x c)).
+    A^T A is formed block by block: with P_j = R_j hat(d), Q_j = R_j hat(c) and n_k = N - 1 - k rods beyond k,
+    (A^T A)_jk = P_j^T (n_k P_k + Q_k) for j < k, n_j P_j^T P_j + Q_j^T Q_j for j = k (symmetric).
+    The benchmark's start: the rotations of :func:`spatial_chain_initial_rotations`, at rest (N = 2, turn = pi/2:
+    the B1 problem); ``R0`` (N, 3, 3) and ``Omega0`` (N, 3) give any other (the benchmark has no such parameters;
+    the tests use them to spin the rods about their axes, which the gyroscopic terms need).
+    Returns dict R (n, N, 3, 3), x (n, N, 3), Omega (n, N, 3), v (n, N, 3).
+    """
+    t = _times(t)
+    N = _chain_count(N)
+    if not (rod_density > 0 and rod_radius > 0 and rod_length > 0):
+        raise ValueError("rod_density, rod_radius and rod_length must be positive")
+    m, J, X_lo, X_hi, _ = spatial_double_pendulum_params(rod_density, rod_radius, rod_length)
+    c, d = -X_lo, X_hi - X_lo
+    hat_c, hat_d = hat(c), hat(d)
+    beyond = (N - 1 - np.arange(N)).astype(float)[:, None, None]
+    j_lt_k = np.triu(np.ones((N, N), dtype=bool), 1)[:, :, None, None]
+    j_eq_k = np.eye(N, dtype=bool)[:, :, None, None]
+    Jblk = np.kron(np.eye(N), J)
+    grav = m * g * E3
+
+    def rhs(_t, y):
+        q, W = y[: 4 * N].reshape(N, 4), y[4 * N :].reshape(N, 3)
+        R = quat_to_matrix(q)
+        P, Q = R @ hat_d, R @ hat_c
+        PtS = np.einsum("jab,kac->jkbc", P, beyond * P + Q)
+        diag = beyond * np.einsum("jab,jac->jbc", P, P) + np.einsum("jab,jac->jbc", Q, Q)
+        blocks = np.where(j_lt_k, PtS, PtS.transpose(1, 0, 3, 2))
+        blocks = np.where(j_eq_k, diag[:, None], blocks)
+        M = m * blocks.transpose(0, 2, 1, 3).reshape(3 * N, 3 * N) + Jblk
+        u = np.einsum("nij,nj->ni", R, np.cross(W, np.cross(W, d)))
+        ac = np.cumsum(u, axis=0) - u + np.einsum("nij,nj->ni", R, np.cross(W, np.cross(W, c)))
+        y_ = grav - m * ac  # (N, 3); A^T y_: -P_j^T sum_{i>j} y_i - Q_j^T y_j
+        tail = np.cumsum(y_[::-1], axis=0)[::-1] - y_
+        f = -np.einsum("jab,ja->jb", P, tail) - np.einsum("jab,ja->jb", Q, y_) - np.cross(W, W @ J.T)
+        dW = np.linalg.solve(M, f.ravel())
+        w, v = q[:, :1], q[:, 1:]
+        dq = 0.5 * np.concatenate((-np.sum(v * W, axis=1, keepdims=True), w * W + np.cross(v, W)), axis=1)
+        return np.concatenate((dq.ravel(), dW))
+
+    R0 = spatial_chain_initial_rotations(N, turn) if R0 is None else np.asarray(R0, dtype=float)
+    Omega0 = np.zeros((N, 3)) if Omega0 is None else np.asarray(Omega0, dtype=float)
+    if R0.shape != (N, 3, 3) or Omega0.shape != (N, 3):
+        raise ValueError(f"R0 must have shape ({N}, 3, 3) and Omega0 ({N}, 3), got {R0.shape} and {Omega0.shape}")
+    y0 = np.concatenate((np.concatenate([quat_from_matrix(Ri) for Ri in R0]), Omega0.ravel()))
+    y = _integrate(rhs, y0, t)
+    n = t.size
+    R = quat_to_matrix(_unit_quats(y[:, : 4 * N].reshape(n, N, 4)))
+    R[0] = R0  # exactly the benchmark's start (the quaternion round trip costs a few ulp)
+    Omega = y[:, 4 * N :].reshape(n, N, 3).copy()
+    return {"R": R, "x": _chain_positions(R, d, c), "Omega": Omega, "v": _chain_velocities(R, Omega, d, c)}
+
+
+def energy_spatial_chain(R, x, Omega, v, rod_density=7850.0, rod_radius=0.05, rod_length=1.0, g=9.81):
+    """E = sum_i 1/2 m |v_i|^2 + 1/2 Omega_i . J Omega_i - m g e3 . x_i; arrays (..., N, 3[, 3])."""
+    return energy_spatial_double_pendulum(R, x, Omega, v, rod_density, rod_radius, rod_length, g)
+
+
+def angular_momentum_spatial_chain(R, x, Omega, v, rod_density=7850.0, rod_radius=0.05, rod_length=1.0):
+    """Total angular momentum about O, sum_i (x_i x m v_i + R_i J Omega_i), shape (..., 3)."""
+    m, J, *_ = spatial_double_pendulum_params(rod_density, rod_radius, rod_length)
+    R, x, Omega, v = (np.asarray(a) for a in (R, x, Omega, v))
+    spin = np.einsum("...kij,...kj->...ki", R, Omega @ J.T)
+    return np.sum(m * np.cross(x, v) + spin, axis=-2)
+
+
+def constraint_spatial_chain(R, x, rod_length=1.0):
+    """The N joint residuals stacked (joint 0 at O, joint i between rods i-1 and i), shape (..., 3N)."""
+    _m, _J, X_lo, X_hi, _ = spatial_double_pendulum_params(1.0, 1.0, rod_length)
+    R, x = np.asarray(R), np.asarray(x)
+    lower = x + R @ X_lo
+    upper = x + R @ X_hi
+    upper = np.concatenate((np.zeros_like(upper[..., :1, :]), upper[..., :-1, :]), axis=-2)  # O, then rod i-1
+    return (lower - upper).reshape(*R.shape[:-3], -1)
+
+
+# ----------------------------------------------------------------------------------------------------------
 # B6 angular velocity test function (seed 002)
 # ----------------------------------------------------------------------------------------------------------
 def angular_velocity_theta(t):
@@ -605,17 +723,20 @@ def angular_velocity_exact(t):
 
 
 __all__ = [
+    "angular_momentum_spatial_chain",
     "angular_velocity_exact",
     "angular_velocity_theta",
     "constraint_jacobian_natural_double_pendulum",
     "constraint_jacobian_spatial_double_pendulum",
     "constraint_jacobian_two_link_arm",
     "constraint_natural_double_pendulum",
+    "constraint_spatial_chain",
     "constraint_spatial_double_pendulum",
     "constraint_two_link_arm",
     "energy_natural_double_pendulum",
     "energy_pendulum_3d",
     "energy_planar_pendulum",
+    "energy_spatial_chain",
     "energy_spatial_double_pendulum",
     "energy_two_link_arm",
     "force_natural_double_pendulum",
@@ -633,6 +754,8 @@ __all__ = [
     "rot_x",
     "rot_y",
     "rot_z",
+    "spatial_chain_initial_rotations",
+    "spatial_chain_reference",
     "spatial_double_pendulum_params",
     "spatial_double_pendulum_reference",
     "two_link_arm_reference",
