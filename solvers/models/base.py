@@ -40,13 +40,15 @@ class Param:
             )
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"parameter {name!r}: {value!r} is not finite")
+        if self.kind == "integer" and np.any((arr < (self.minimum or -self.max_abs)) | (arr > self.max_abs)
+                                             | (arr != np.round(arr))):
+            low = -self.max_abs if self.minimum is None else self.minimum
+            raise ValueError(f"parameter {name!r}: {value!r} must be a whole number from {low:g} to {self.max_abs:g}")
         if np.any(np.abs(arr) > self.max_abs):
             raise ValueError(f"parameter {name!r}: {value!r} exceeds the allowed magnitude {self.max_abs:g}")
         if self.minimum is not None and np.any(arr < self.minimum):
             raise ValueError(f"parameter {name!r}: {value!r} must be >= {self.minimum:g}")
         if self.kind == "integer":
-            if np.any(arr != np.round(arr)):
-                raise ValueError(f"parameter {name!r}: {value!r} must be a whole number")
             return int(arr) if self.shape == () else arr.astype(int)
         if self.positive and np.any(arr <= 0):
             raise ValueError(f"parameter {name!r}: {value!r} must be > 0")

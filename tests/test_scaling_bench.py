@@ -1,0 +1,85 @@
+"""solvers.bench.scaling (python -m solvers.bench --scaling): our columns always; MuJoCo's, and the check that its
+chain is ours (mass, inertia, energy at t = 0, rod ends over 0.2 s), only when mujoco is installed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solvers import bench
+from solvers.bench import scaling
+
+
+@pytest.fixture(scope="module")
+def ours() -> dict:
+    """Our five methods at N = 2, 4, a few steps (no MuJoCo)."""
+    return scaling.measure((2, 4), steps=40, repeat=1, with_mujoco=False)
+
+
+def test_our_table(ours: dict) -> None:
+    assert scaling.columns(ours) == list(scaling.METHODS)
+    assert {(r["N"], r["column"]) for r in ours["rows"]} == {(n, m) for n in (2, 4) for m in scaling.METHODS}
+    for r in ours["rows"]:
+        assert r["status"] == "ok" and r["steps"] == 40, r
+        assert 0 < r["us_per_step"] < 1e5 and r["us_per_step_per_body"] == pytest.approx(r["us_per_step"] / r["N"])
+        assert 0 <= r["energy_error_rel"] < 1e-5, r  # 0.04 s of a chain released at rest
+    text = scaling.format_table(ours)
+    assert "us/step per body" in text and "relative energy error" in text and "MuJoCo: not installed" in text
+    assert len(re.findall(r"^\s+[24]\s", text, re.M)) == 6  # two rows in each of the three tables
+
+
+def test_svg_plot(ours: dict, tmp_path: Path) -> None:
+    svg = scaling.plot(ours, tmp_path / "scaling.svg").read_text()
+    assert svg.startswith("<svg") and svg.count("<polyline") == len(scaling.METHODS)
+
+
+def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scaling, "has_mujoco", lambda: False)
+    out = tmp_path / "scaling.json"
+    assert bench.main(["--scaling", "--sizes", "2", "--steps", "10", "--repeat", "1", "--json", str(out)]) == 0
+    assert "us/step" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["sizes"] == [2] and len(data["rows"]) == len(scaling.METHODS)
+
+
+# ---------------------------------------------------------------------------------------------------- MuJoCo
+
+
+@pytest.mark.parametrize("n", [2, 8])
+def test_mujoco_chain_is_ours(n: int) -> None:
+    """Same mass, centre of mass, inertia and E0, and the same rod ends over 0.2 s at h = 1e-4 (RK4 both)."""
+    pytest.importorskip("mujoco")
+    c = scaling.verify_mujoco(n)
+    assert c["ours_status"] == "ok" and c["travel"] > 0.2  # the chain really moved
+    assert c["mass"] < 1e-12 and c["com"] < 1e-15 and c["inertia"] < 1e-12 and c["energy0"] < 1e-9
+    assert c["rod_ends"] < 1e-7, c
+
+
+def test_a_wrong_mujoco_chain_is_caught() -> None:
+    """The trajectory check is sensitive: the rods' inertia with x and y swapped moves the ends by centimetres."""
+    pytest.importorskip("mujoco")
+    xml = scaling.mjcf(4, timestep=scaling.CHECK_H)
+    a, b, c = re.search(r'diaginertia="([^"]*)"', xml).group(1).split()
+    wrong = xml.replace(f'diaginertia="{a} {b} {c}"', f'diaginertia="{b} {a} {c}"')
+    assert wrong != xml and scaling.verify_mujoco(4, xml=wrong)["rod_ends"] > 1e-2
+
+
+def test_mujoco_columns() -> None:
+    """Both integrators at N = 2, 4; the Python-loop fallback gives the same states as mujoco.rollout."""
+    pytest.importorskip("mujoco")
+    out = scaling.measure((2, 4), steps=50, repeat=1, with_mujoco=True)
+    mj = [r for r in out["rows"] if r["column"].startswith("mujoco_")]
+    assert [r["column"] for r in mj] == ["mujoco_rk4", "mujoco_implicitfast"] * 2
+    assert all(r["status"] == "ok" and r["us_per_step"] > 0 and np.isfinite(r["energy_error_rel"]) for r in mj)
+    assert out["mujoco"]["loop"] == "rollout"
+    assert "MuJoCo model check" in scaling.format_table(out)
+    model = scaling.mujoco_model(4)
+    s0 = scaling.initial_state(model)
+    fast, _, _ = scaling.step_states(model, s0, 50)
+    slow, _, used = scaling.step_states(model, s0, 50, loop="python")
+    assert used == "python" and np.array_equal(fast, slow)
+    assert 0 < scaling.call_overhead(1000) < 1e3
