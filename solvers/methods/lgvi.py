@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..linalg import band_lu_factor, band_lu_solve, band_width, inv3_into
+from ..linalg import inv3_into
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
@@ -269,8 +269,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     b = np.empty(nv)
     cnu = np.empty(nv)
     rhs = np.empty(nm)
-    kl = rd[15][0]  # S is a band matrix (block-tridiagonal for a chain, joints.band_of): O(N) per solve
-    S = np.empty((max(nm, 1), band_width(kl, kl)))
+    # S is a band matrix (block-tridiagonal for a chain, joints.band_of): O(N) per solve; dense when small
+    kl, width = joints.schur_storage(nm, rd[15][0])
+    S = np.empty((max(nm, 1), width))
     piv = np.empty(max(nm, 1), dtype=np.int64)
     Bd0 = np.empty((nm, nv))
     Bd1 = np.empty((nm, nv))
@@ -456,10 +457,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     im = 1.0 / mass[i]
                     joints.schur_add(S, kl, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs,
                                      V)
-                if not band_lu_factor(S, piv, nm, kl, kl):
+                if not joints.schur_factor(S, kl, piv, nm):
                     status = kernels.SINGULAR
                     break
-                band_lu_solve(S, piv, rhs, nm, kl, kl)
+                joints.schur_solve(S, kl, piv, rhs, nm)
             else:
                 # full saddle-point factorisation (a singular block A_i): B(q_n), B(q_{n+1}) T
                 rigid.constraint_jacobian(rd, q_start, Bd0)
@@ -557,7 +558,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             # or the full saddle-point matrix if some J_i is singular
             joints.joint_blocks(jb, jp, y_off, q1, G1)
             if schur:
-                ok = joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
+                ok = joints.project_momentum(S, kl, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
                                              pm, w)
             else:
                 rigid.constraint_jacobian(rd, q1, Bd1)

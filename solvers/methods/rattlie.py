@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
-from ..linalg import band_lu_factor, band_lu_solve, band_width, inv3_into, inv3_into_inline
+from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
@@ -122,11 +122,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     jp = rd[4]
     nj = jb.shape[0]
     ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it (B in 3x3 joint blocks)
-    kl = rd[15][0]  # the Schur complements are band matrices (block-tridiagonal on a chain, joints.band_of)
+    # the Schur complements are band matrices (block-tridiagonal on a chain, joints.band_of); dense when small
+    kl, width = joints.schur_storage(nm, rd[15][0])
     G0 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_n)
     G1 = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_{n+1}) (stage b)
     Gc = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B at the first iterate of stage (a): C = Gc T, frozen
-    S = np.empty((max(nm, 1), band_width(kl, kl)))
+    S = np.empty((max(nm, 1), width))
     piv = np.empty(max(nm, 1), dtype=np.int64)
     V = np.empty((3, 3))
     p = np.empty(nv)
@@ -274,10 +275,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                                      incs, V)
                 else:
                     joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, Gc, ninc, incj, incs)
-            if fresh and not band_lu_factor(S, piv, nm, kl, kl):
+            if fresh and not joints.schur_factor(S, kl, piv, nm):
                 info[0] = t
                 return s, kernels.SINGULAR, n_saved
-            band_lu_solve(S, piv, rhs, nm, kl, kl)
+            joints.schur_solve(S, kl, piv, rhs, nm)
             # Delta -= A^-1 (r1 + B(q_n)^T dmu / 2)
             big_d = 0.0
             big_x = 0.0
@@ -330,7 +331,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 a_rhs[o + r] -= hh * f[o + r]
                 if not pinned[i]:
                     a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
-        if not joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
+        if not joints.project_momentum(S, kl, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
                                        w):
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved

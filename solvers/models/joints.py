@@ -10,9 +10,17 @@ are solvers.models.rigid's; solvers.models.rigid re-exports the functions its us
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
-from ..linalg import band_lu_factor, band_lu_solve, lu_solve_inplace
+from ..linalg import (
+    band_cholesky_solve_lower,
+    band_lu_factor,
+    band_lu_solve,
+    band_width,
+    lu_factor_inplace,
+    lu_solve_factored,
+    lu_solve_inplace,
+)
 
 
 @njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
@@ -254,6 +262,42 @@ def band_of(jb: np.ndarray, nb: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def schur_storage(nm: int, kl: int) -> tuple[int, int]:
+    """(kl, columns) of the multipliers' Schur complement of size nm with half bandwidth kl (band_of): band
+    storage when the band leaves out part of the matrix, else dense storage, marked kl = -1 (a small system such
+    as the double pendulum's: the dense elimination is faster than the band one)."""
+    if kl >= nm - 1:
+        return -1, max(nm, 1)
+    return kl, band_width(kl, kl)
+
+
+@njit(cache=True, inline="always")
+def schur_factor(S, kl, piv, n) -> bool:
+    """LU factorisation with partial pivoting of a Schur complement in the storage of schur_storage."""
+    if kl < 0:
+        return lu_factor_inplace(S, piv, n)
+    return band_lu_factor(S, piv, n, kl, kl)
+
+
+@njit(cache=True, inline="always")
+def schur_solve(S, kl, piv, b, n) -> None:
+    """Solve with the factors of schur_factor; b[:n] holds the solution on return."""
+    if kl < 0:
+        lu_solve_factored(S, piv, b, n)
+    else:
+        band_lu_solve(S, piv, b, n, kl, kl)
+
+
+@njit(cache=True, inline="always")
+def schur_solve_spd(S, kl, b, n) -> bool:
+    """Solve with a symmetric positive definite Schur complement in the storage of schur_storage (band: Cholesky;
+    dense: Gaussian elimination). False if it is singular."""
+    if kl < 0:
+        return lu_solve_inplace(S, b, n)
+    return band_cholesky_solve_lower(S, 0, b, 0, n, kl)
+
+
+@njit(cache=True, inline="always")
 def schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs) -> None:
     """rhs += coef Dl H_i^-1 r for body i (the right-hand side half of schur_add; arguments as there)."""
     for mi in range(ninc[i]):
@@ -272,9 +316,10 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
     Dl, Cr: the joint blocks of body i (rotational Gl, Gr (see joint_blocks), translational -sign I); H_i^-1 =
     blockdiag(X, im I) with im = 1/m_i; (t0, t1, t2) = X r_rot and u[o + 3 + r] * uscale = r_tr / m_i are given
     (o: body i's velocity offset). S is in the band storage of linalg.band_lu_factor with lower bandwidth kl
-    (band_of): entry (r, c) at S[r, c - r + kl].
+    (band_of): entry (r, c) at S[r, c - r + kl]; or dense (S[r, c]) when kl < 0 (schur_storage).
     """
     schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs)
+    lead = 0 if kl < 0 else 1
     for m2 in range(ninc[i]):
         ll = incj[i, m2]
         tt = incs[i, m2]
@@ -287,19 +332,21 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
             kj = incj[i, mi]
             sd = incs[i, mi]
             sign = -1.0 if sd == 0 else 1.0
-            shift = 3 * ll - 3 * kj + kl  # column 3 l + c of row 3 k + r at S[3 k + r, shift + c - r]
+            # column 3 l + c of row 3 k + r at S[3 k + r, shift + c - lead r] (lead = 0: dense, 1: band)
+            shift = 3 * ll - lead * (3 * kj - kl)
             for r in range(3):
                 for c in range(3):
-                    S[3 * kj + r, shift + c - r] += Gl[kj, sd, r, 0] * V[0, c] + Gl[kj, sd, r, 1] * V[1, c] \
-                        + Gl[kj, sd, r, 2] * V[2, c]
-                S[3 * kj + r, shift] += sign * sign_t * im
+                    S[3 * kj + r, uint64(shift + c - lead * r)] += Gl[kj, sd, r, 0] * V[0, c] \
+                        + Gl[kj, sd, r, 1] * V[1, c] + Gl[kj, sd, r, 2] * V[2, c]
+                S[3 * kj + r, uint64(shift + (1 - lead) * r)] += sign * sign_t * im
 
 
 @njit(cache=True, inline="always")
-def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
+def project_momentum(S, kl, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
     """w with M w + B^T nu = p, B w = 0 (M = blockdiag(J_i, m_i I), B with the joint blocks G at one
-    configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in band storage (S (nm, band), piv, lower
-    bandwidth kl: band_of), then w = M^-1 (p - B^T nu). The velocity stages of lgvi (DH) and RATTLie (stage b).
+    configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in band storage (S (nm, band), lower
+    bandwidth kl: band_of; symmetric positive definite, so factorised by Cholesky), then w = M^-1 (p - B^T nu).
+    The velocity stages of lgvi (DH) and RATTLie (stage b).
     Returns False if the Schur complement is singular."""
     nm = nu.shape[0]
     for r in range(nm):
@@ -314,9 +361,8 @@ def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, i
             if not pinned[i]:
                 w[o + 3 + r] = p[o + 3 + r] * im
         schur_add(S, kl, nu, 1.0, i, o, jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G, G, ninc, incj, incs, V)
-    if not band_lu_factor(S, piv, nm, kl, kl):
+    if not schur_solve_spd(S, kl, nu, nm):
         return False
-    band_lu_solve(S, piv, nu, nm, kl, kl)
     for i in range(mass.shape[0]):  # w -= M^-1 B^T nu
         o = v_off[i]
         c0, c1, c2 = bt_rot(G, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
