@@ -89,12 +89,30 @@ constraints: index3 and stab2 coincide) runs 100 s at the seed's steps 0.05 and 
 [CG89]  A. Cardona, M. Geradin, "Time integration of the equations of motion in mechanism analysis", Comput.
         Struct. 33 (1989) 801-820 (numerical damping is needed for index-3 constrained systems).
 
-Linear algebra: the first block of the iteration matrix is block diagonal (3x3 rotational blocks, beta_bar m I
-translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement on the
-multipliers (3K, or 6K for stab2). If a rotational block is ill-conditioned (possible when an inertia about a
-centre of mass is singular or indefinite; only the saddle system is then regular) the full system is solved by LU
-with partial pivoting instead. Newton stops on the common kernels.newton_test over the blocks Dq, mu, nu (each
-block's update below newton_tol (1 + |block|), max norms; docs/methods.md); it fails after newton_max_iter iterations.
+Linear algebra (cost O(N) per Newton iteration on a chain): B enters only through its 3x3 joint blocks
+(joints.joint_blocks: G[k, s] = sign_s R hat(a), translational blocks -sign_s I; Z likewise), and K_t is block
+diagonal with rotational blocks only, K_t,i = sum over the joint sides (k, s) of body i of +-hat(a) hat(R_i^T mu_k)
+(joints.constraint_force_derivative's formula, + for side i, - for side j; plus h times the gravity moment's
+stiffness for a pinned body). The first block A of the iteration matrix is block diagonal (3x3 rotational blocks,
+beta_bar m I translational blocks), so each Newton step inverts the 3x3 blocks and solves the Schur complement
+S' = D A^-1 C - E on the multipliers, assembled per body from the joint blocks: only joints that share a body are
+coupled, so S' is a band matrix (index3: 3K unknowns, half bandwidth joints.band_of, block-tridiagonal on a
+chain; stab2: the 6K unknowns (mu_k, nu_k) interleaved per joint, 6x6 blocks per joint pair, half bandwidth
+2 band_of + 1), factorised by the banded LU with partial pivoting (S' is not symmetric; joints.schur_storage and
+schur_factor: dense storage and elimination when the band covers the matrix, as for the double pendulum).
+If a rotational block is ill-conditioned (possible when an inertia about a centre of mass is singular or
+indefinite; only the saddle system is then regular) or S' is singular, the full system is written densely from the
+same blocks and solved by LU with partial pivoting instead (its n x n matrix allocated only then). Newton stops on
+the common kernels.newton_test over the blocks Dq, mu, nu (each block's update below newton_tol (1 + |block|), max
+norms; docs/methods.md); it fails after newton_max_iter iterations.
+
+Newton's residual floor: Phi(q_{n+1}) is evaluated from Phi(q_n) and the increment (_constraint_residual_step),
+mathematically the same function as Phi at q_n exp(h Dq). Evaluated at the absolute positions its round-off is
+eps |x|, i.e. eps |x| / h in the scaled residual Phi/h; the inverse Schur complement maps that noise onto the
+multipliers with a gain that grows with N (the chain's tension modes, condition ~N^2). On the 64-rod chain (|x| up
+to 40 m) the residual sat at ~1e-11 and the mu updates at ~3e-8 after 20 iterations while |mu| = h |lambda| ~ 0.2
+in the first steps: above STALL_FACTOR newton_tol, so Newton "failed" at step 3 although Dq had converged to 1e-11.
+The increment form has round-off relative to |h Dq|: 2.3 iterations per step there, none stalled.
 
 Newton starts from vdot_{n+1} and lambda_{n+1} extrapolated linearly from the two previous steps (O(h^2) accurate),
 so two iterations usually reach the default tolerance.
@@ -131,8 +149,13 @@ def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
     return alpha_m, alpha_f, gamma, beta
 
 
+# numba-IR inlined form for the Newton loop (a compiled call with array arguments costs atomic reference counting,
+# which at N = 2 is comparable to the work; the same operations in the same order)
+_joint_blocks = njit(inline="always")(joints.joint_blocks.py_func)
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# kernel helpers (B, Phi, K_t, exp and T come from rigid, lie and linalg)
+# kernel helpers (B and Z as 3x3 joint blocks from joints, Phi, exp and T from rigid and lie; K_t per body in advance)
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -146,6 +169,41 @@ def _configure(rd, y, w, Ts, yn):
     v_off = rd[10]
     for i in range(Ts.shape[0]):
         lie.tangent_into(w[v_off[i] : v_off[i] + 3], Ts[i])
+
+
+@njit(cache=True, inline="always")
+def _configure_step(rd, y, w, Ts, sc, yn):
+    """_configure in the step loop, the same operations without per-body array views: yn = q exp(w), Ts[i] =
+    T(w_Omega_i) = I - cosc2 W + sinc3 W^2 (lie.tangent_into), and sc[i] = (sinc1, cosc2)(|w_Omega_i|) for
+    _constraint_residual_step."""
+    pinned, y_off, v_off = rd[6], rd[9], rd[10]
+    for i in range(pinned.shape[0]):
+        c = v_off[i]
+        o = y_off[i]
+        w0 = w[c]
+        w1 = w[c + 1]
+        w2 = w[c + 2]
+        x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        sa = lie.sinc1(x)
+        cb = lie.cosc2(x)
+        sc[i, 0] = sa
+        sc[i, 1] = cb
+        rigid.advance_body(y, w, o, c, not pinned[i], sa, cb, yn)
+        ov = o + (9 if pinned[i] else 12)  # velocities copied
+        for r in range(3 if pinned[i] else 6):
+            yn[ov + r] = y[ov + r]
+        ta = -cb
+        tb = lie.sinc3(x)
+        d = 1.0 - tb * (w0 * w0 + w1 * w1 + w2 * w2)
+        Ts[i, 0, 0] = tb * w0 * w0 + d
+        Ts[i, 1, 1] = tb * w1 * w1 + d
+        Ts[i, 2, 2] = tb * w2 * w2 + d
+        Ts[i, 0, 1] = tb * w0 * w1 - ta * w2
+        Ts[i, 0, 2] = tb * w0 * w2 + ta * w1
+        Ts[i, 1, 0] = tb * w1 * w0 + ta * w2
+        Ts[i, 1, 2] = tb * w1 * w2 - ta * w0
+        Ts[i, 2, 0] = tb * w2 * w0 - ta * w1
+        Ts[i, 2, 1] = tb * w2 * w1 + ta * w0
 
 
 @njit(cache=True, inline="always")
@@ -173,63 +231,312 @@ def _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, 
         w[p] = h * (dq[p] + bnt[p])
 
 
-@njit(cache=True)
-def _solve(Arot, atr, Cm, Dm, Em, r, x, m, Ainv, X, xr, S, full, pinned, v_off):
-    """Solve [[A, C], [D, E]] x = -r, A = blockdiag(Arot_i (3x3), atr_i I_3) (nv; Arot_i alone for a pinned body
-    i, block i at v_off[i]), C (nv x m), D (m x nv), E (m x m).
+@njit(cache=True, inline="always")
+def _constraint_residual_step(rd, y, w, sc, phi0, out):
+    """out (3K) = Phi(y exp(w)) from phi0 = Phi(y) and the increment (seed 000 eq. 24; sides i: +, j: -):
 
-    Schur complement on the m multiplier unknowns when every Arot_i is well conditioned, else dense LU of the
-    whole (nv + m) system. Returns False if the system is singular.
+        Phi_k(q exp(w)) = Phi_k(q) + sum_s +-(w_v,c + R_c (exp(hat(w_Omega,c)) - I) p),
+        (exp(hat(w)) - I) p = sinc1(|w|) w x p + cosc2(|w|) w x (w x p)   (Rodrigues, docs/algorithms.md sec. 0),
+
+    body c and point p of joint side s, sc[c] = (sinc1, cosc2)(|w_Omega,c|) (_configure_step). The same function as
+    rigid.constraint_residual at q exp(w), but with round-off relative to the increment instead of eps |x| (module
+    docstring, "Newton's residual floor").
     """
+    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
+    for k in range(jb.shape[0]):
+        e0 = 0.0
+        e1 = 0.0
+        e2 = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            o = y_off[body]
+            c = v_off[body]
+            w0 = w[c]
+            w1 = w[c + 1]
+            w2 = w[c + 2]
+            sa = sc[body, 0]
+            cb = sc[body, 1]
+            p0 = jp[k, side, 0]
+            p1 = jp[k, side, 1]
+            p2 = jp[k, side, 2]
+            u0 = w1 * p2 - w2 * p1  # w x p
+            u1 = w2 * p0 - w0 * p2
+            u2 = w0 * p1 - w1 * p0
+            d0 = sa * u0 + cb * (w1 * u2 - w2 * u1)  # (exp(hat(w)) - I) p
+            d1 = sa * u1 + cb * (w2 * u0 - w0 * u2)
+            d2 = sa * u2 + cb * (w0 * u1 - w1 * u0)
+            e0 += sign * (y[o] * d0 + y[o + 1] * d1 + y[o + 2] * d2 + w[c + 3])
+            e1 += sign * (y[o + 3] * d0 + y[o + 4] * d1 + y[o + 5] * d2 + w[c + 4])
+            e2 += sign * (y[o + 6] * d0 + y[o + 7] * d1 + y[o + 8] * d2 + w[c + 5])
+        out[3 * k] = phi0[3 * k] + e0
+        out[3 * k + 1] = phi0[3 * k + 1] + e1
+        out[3 * k + 2] = phi0[3 * k + 2] + e2
+
+
+@njit(cache=True, inline="always")
+def _stab2_joint_terms(rd, yn, v1, G1, Zb, r3):
+    """Z's joint blocks Zb[k, s] = sign_s R hat(Omega x a) at q_{n+1}, v_{n+1} (Z = d/dq (B(q) v) at fixed v,
+    rigid.velocity_constraint_jacobian; sign_0 = -1, sign_1 = +1 as joints.joint_blocks) and the stab2 residual
+    r3 = B(q_{n+1}) v_{n+1} (rotational blocks G1, translational -sign_s I)."""
+    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
+    for k in range(jb.shape[0]):
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        for sd in range(2):
+            body = jb[k, sd]
+            if body < 0:
+                continue
+            sign = -1.0 if sd == 0 else 1.0
+            o = y_off[body]
+            c = v_off[body]
+            W0 = v1[c]
+            W1 = v1[c + 1]
+            W2 = v1[c + 2]
+            a0 = jp[k, sd, 0]
+            a1 = jp[k, sd, 1]
+            a2 = jp[k, sd, 2]
+            p0 = W1 * a2 - W2 * a1  # Omega x a
+            p1 = W2 * a0 - W0 * a2
+            p2 = W0 * a1 - W1 * a0
+            for r in range(3):
+                g0, g1, g2 = joints.rot_hat_row(yn, o, r, p0, p1, p2)
+                Zb[k, sd, r, 0] = sign * g0
+                Zb[k, sd, r, 1] = sign * g1
+                Zb[k, sd, r, 2] = sign * g2
+            s0 += G1[k, sd, 0, 0] * W0 + G1[k, sd, 0, 1] * W1 + G1[k, sd, 0, 2] * W2 - sign * v1[c + 3]
+            s1 += G1[k, sd, 1, 0] * W0 + G1[k, sd, 1, 1] * W1 + G1[k, sd, 1, 2] * W2 - sign * v1[c + 4]
+            s2 += G1[k, sd, 2, 0] * W0 + G1[k, sd, 2, 1] * W1 + G1[k, sd, 2, 2] * W2 - sign * v1[c + 5]
+        r3[3 * k] = s0
+        r3[3 * k + 1] = s1
+        r3[3 * k + 2] = s2
+
+
+@njit(cache=True, inline="always")
+def _stab2_schur_add(S, kl, rhs, i, o, free, Ainv, Ts, KTs, atr, h, gb, G1, Gn, Zb, ninc, incj, incs, xr, V, Pm,
+                     Qm, Ym):
+    """Body i's part of the stab2 Schur complement S' = D A^-1 C - E and of rhs' = r_23 - D A^-1 r_1 (the
+    system of _schur_solve), unknowns interleaved per joint: row/column 6 k + a is mu_k (a < 3) or nu_k (a >= 3).
+    S' in the storage of joints.schur_storage: band, entry (r, c) at S[r, c - r + kl], or dense (kl = -1).
+
+    Per joint side (k, s) of body i (o its velocity offset, sign_s = -1 for side 0, +1 for side 1, T = T_i):
+        D rows of joint k:     [G1 T, -sign_s I; gb G1 + h Zb T, -gb sign_s I]   (rotational | translational),
+        C columns of joint l:  [G1_l^T, h K T Gn_l^T; -sign_l I, 0],
+        E block (k, l):        [0, G1 T Gn_l^T + sign_s sign_l I; 0, h Zb T Gn_l^T],
+    with G1, Gn the rotational joint blocks of B(q_{n+1}), B(q_n) and Zb those of Z (joints.joint_blocks,
+    _stab2_joint_terms). xr = A^-1 r_1 (body i's entries at o); Pm, Qm, Ym scratch per joint side of the body,
+    V (3x3) scratch.
+    """
+    ni = ninc[i]
+    lead = 0 if kl < 0 else 1  # storage (joints.schur_storage): dense (kl = -1) or band
+    for mi in range(ni):
+        k = incj[i, mi]
+        sd = incs[i, mi]
+        sign = -1.0 if sd == 0 else 1.0
+        for r in range(3):
+            for c in range(3):
+                gt = G1[k, sd, r, 0] * Ts[i, 0, c] + G1[k, sd, r, 1] * Ts[i, 1, c] + G1[k, sd, r, 2] * Ts[i, 2, c]
+                zt = h * (Zb[k, sd, r, 0] * Ts[i, 0, c] + Zb[k, sd, r, 1] * Ts[i, 1, c]
+                          + Zb[k, sd, r, 2] * Ts[i, 2, c])
+                Pm[mi, r, c] = gt  # D's rotational block
+                Pm[mi, 3 + r, c] = gb * G1[k, sd, r, c] + zt
+                Qm[mi, r, c] = zt  # h Zb T (E's lower block before Gn_l^T)
+                V[r, c] = h * (KTs[i, r, 0] * Gn[k, sd, c, 0] + KTs[i, r, 1] * Gn[k, sd, c, 1]
+                               + KTs[i, r, 2] * Gn[k, sd, c, 2])  # h K T Gn^T
+        for r in range(3):  # Y = A^-1 C's rotational block
+            for c in range(3):
+                Ym[mi, r, c] = Ainv[i, r, 0] * G1[k, sd, c, 0] + Ainv[i, r, 1] * G1[k, sd, c, 1] \
+                    + Ainv[i, r, 2] * G1[k, sd, c, 2]
+                Ym[mi, r, 3 + c] = Ainv[i, r, 0] * V[0, c] + Ainv[i, r, 1] * V[1, c] + Ainv[i, r, 2] * V[2, c]
+        x0 = xr[o]
+        x1 = xr[o + 1]
+        x2 = xr[o + 2]
+        for a in range(6):  # rhs' -= D xr
+            val = Pm[mi, a, 0] * x0 + Pm[mi, a, 1] * x1 + Pm[mi, a, 2] * x2
+            if free:
+                val -= sign * (1.0 if a < 3 else gb) * xr[o + 3 + a % 3]
+            rhs[6 * k + a] -= val
+    for mk in range(ni):
+        k = incj[i, mk]
+        ss_k = -1.0 if incs[i, mk] == 0 else 1.0
+        for ml in range(ni):
+            ll = incj[i, ml]
+            tt = incs[i, ml]
+            ss = ss_k * (-1.0 if tt == 0 else 1.0)
+            base = 6 * ll - lead * (6 * k - kl)  # column 6 l + b of row 6 k + a at S[6 k + a, base + b - lead a]
+            for a in range(6):
+                for b in range(6):
+                    val = Pm[mk, a, 0] * Ym[ml, 0, b] + Pm[mk, a, 1] * Ym[ml, 1, b] + Pm[mk, a, 2] * Ym[ml, 2, b]
+                    if b >= 3:  # - E
+                        c = b - 3
+                        if a < 3:
+                            val -= Pm[mk, a, 0] * Gn[ll, tt, c, 0] + Pm[mk, a, 1] * Gn[ll, tt, c, 1] \
+                                + Pm[mk, a, 2] * Gn[ll, tt, c, 2]
+                            if free and a == c:
+                                val -= ss
+                        else:
+                            val -= Qm[mk, a - 3, 0] * Gn[ll, tt, c, 0] + Qm[mk, a - 3, 1] * Gn[ll, tt, c, 1] \
+                                + Qm[mk, a - 3, 2] * Gn[ll, tt, c, 2]
+                    elif free and a % 3 == b:  # translational part of D A^-1 C
+                        val += (ss if a < 3 else gb * ss) / atr[i]
+                    S[6 * k + a, base + b - lead * a] += val
+
+
+@njit(cache=True, inline="always")  # at most 30 arguments: a longer call compiles to f(*args), not inlinable
+def _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, Ainv, Wx, V, Pm, Qm, Ym, S, piv,
+                 rhs, xr, dmu, dnu, dx):
+    """Solve J dx = -[r1; r2; r3] (the iteration matrix of the module docstring) through the Schur complement on
+    the multipliers, in O(N) on a chain. Returns False if a rotational block is ill-conditioned or the Schur
+    complement singular (then _dense_solve).
+
+    J = [[A, C], [D, E]], A = blockdiag(Arot_i, atr_i I) (Arot_i alone for a pinned body), and with
+    A^-1 = blockdiag(Ainv_i, I / atr_i): S' y = r_23 - D A^-1 r_1 with S' = D A^-1 C - E, then
+    dDq = -A^-1 (r_1 + C y). index3: C = B^T, D = B T, E = 0; S' = B T A^-1 B^T (3K, half bandwidth
+    joints.band_of: block-tridiagonal on a chain), assembled per body by joints.schur_add with X = T_i Ainv_i.
+    stab2: S' on the unknowns (mu_k, nu_k) interleaved per joint (6x6 blocks per pair of joints that share a
+    body: half bandwidth 2 band_of + 1), assembled by _stab2_schur_add. S' (m x m) in the storage of
+    joints.schur_storage with half bandwidth kl (-1: dense), factorised by LU with partial pivoting
+    (joints.schur_factor; S' is not symmetric). dx = [dDq, dmu, dnu] (dnu only for stab2); dmu, dnu scratch.
+    """
+    pinned, v_off, ninc, incj, incs = rd[6], rd[10], rd[12], rd[13], rd[14]
     nb = Arot.shape[0]
-    nv = v_off[nb]
-    n = nv + m
-    ok = True
+    nm = r2.shape[0]
+    m = 2 * nm if stab2 else nm
     for i in range(nb):
         if not _inv3_conditioned(Arot[i], Ainv[i]):
-            ok = False
-            break
-    if ok:
-        # X = A^-1 C, xr = A^-1 r_1
-        for i in range(nb):
-            o = v_off[i]
-            nt = 0 if pinned[i] else 6  # end of the translational block
-            Ai = Ainv[i]
-            for c in range(m):
-                c0 = Cm[o, c]
-                c1 = Cm[o + 1, c]
-                c2 = Cm[o + 2, c]
-                for rr in range(3):
-                    X[o + rr, c] = Ai[rr, 0] * c0 + Ai[rr, 1] * c1 + Ai[rr, 2] * c2
-                for rr in range(3, nt):
-                    X[o + rr, c] = Cm[o + rr, c] / atr[i]
-            for rr in range(3):
-                xr[o + rr] = Ai[rr, 0] * r[o] + Ai[rr, 1] * r[o + 1] + Ai[rr, 2] * r[o + 2]
-            for rr in range(3, nt):
-                xr[o + rr] = r[o + rr] / atr[i]
-        # (E - D X) y = -r_2 + D xr
+            return False
+    for i in range(nb):  # xr = A^-1 r1
+        o = v_off[i]
+        for r in range(3):
+            xr[o + r] = Ainv[i, r, 0] * r1[o] + Ainv[i, r, 1] * r1[o + 1] + Ainv[i, r, 2] * r1[o + 2]
+            if not pinned[i]:
+                xr[o + 3 + r] = r1[o + 3 + r] / atr[i]
+    if m > 0:
         for p in range(m):
-            s = -r[nv + p]
-            for c in range(nv):
-                s += Dm[p, c] * xr[c]
-            x[nv + p] = s
-            for q in range(m):
-                s = Em[p, q]
-                for c in range(nv):
-                    s -= Dm[p, c] * X[c, q]
-                S[p, q] = s
-        if lu_solve_inplace(S, x[nv:], m):
-            for c in range(nv):
-                s = -xr[c]
-                for q in range(m):
-                    s -= X[c, q] * x[nv + q]
-                x[c] = s
-            return True
-    # dense fallback
-    joints.saddle_matrix(full, nv, m, Arot, atr, pinned, v_off, Cm, False, Dm, Em, True)
+            for c in range(S.shape[1]):
+                S[p, c] = 0.0
+        if stab2:
+            for k in range(nm // 3):
+                for r in range(3):
+                    rhs[6 * k + r] = r2[3 * k + r]
+                    rhs[6 * k + 3 + r] = r3[3 * k + r]
+            for i in range(nb):
+                _stab2_schur_add(S, kl, rhs, i, v_off[i], not pinned[i], Ainv, Ts, KTs, atr, h, gb, G1, Gn, Zb,
+                                 ninc, incj, incs, xr, V, Pm, Qm, Ym)
+        else:
+            for p in range(nm):
+                rhs[p] = r2[p]
+            for i in range(nb):
+                o = v_off[i]
+                for r in range(3):  # Wx = T_i Ainv_i: D A^-1 = B (T A^-1)
+                    for c in range(3):
+                        Wx[r, c] = Ts[i, r, 0] * Ainv[i, 0, c] + Ts[i, r, 1] * Ainv[i, 1, c] \
+                            + Ts[i, r, 2] * Ainv[i, 2, c]
+                t0 = Wx[0, 0] * r1[o] + Wx[0, 1] * r1[o + 1] + Wx[0, 2] * r1[o + 2]
+                t1 = Wx[1, 0] * r1[o] + Wx[1, 1] * r1[o + 1] + Wx[1, 2] * r1[o + 2]
+                t2 = Wx[2, 0] * r1[o] + Wx[2, 1] * r1[o + 1] + Wx[2, 2] * r1[o + 2]
+                joints.schur_add(S, kl, rhs, -1.0, i, o, Wx, t0, t1, t2, r1, 1.0 / atr[i], 1.0 / atr[i], G1, G1,
+                                 ninc, incj, incs, V)
+        if not joints.schur_factor(S, kl, piv, m):
+            return False
+        joints.schur_solve(S, kl, piv, rhs, m)
+    nv = r1.shape[0]
+    for k in range(nm // 3):
+        for r in range(3):
+            if stab2:
+                dmu[3 * k + r] = rhs[6 * k + r]
+                dnu[3 * k + r] = rhs[6 * k + 3 + r]
+                dx[nv + nm + 3 * k + r] = rhs[6 * k + 3 + r]
+            else:
+                dmu[3 * k + r] = rhs[3 * k + r]
+            dx[nv + 3 * k + r] = dmu[3 * k + r]
+    for i in range(nb):  # dDq = -A^-1 (r1 + C y)
+        o = v_off[i]
+        c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, dmu, 1.0, r1[o], r1[o + 1], r1[o + 2])
+        if stab2:  # + h K T B_n^T dnu
+            e0, e1, e2 = joints.bt_rot(Gn, ninc, incj, incs, i, dnu, 1.0, 0.0, 0.0, 0.0)
+            c0 += h * (KTs[i, 0, 0] * e0 + KTs[i, 0, 1] * e1 + KTs[i, 0, 2] * e2)
+            c1 += h * (KTs[i, 1, 0] * e0 + KTs[i, 1, 1] * e1 + KTs[i, 1, 2] * e2)
+            c2 += h * (KTs[i, 2, 0] * e0 + KTs[i, 2, 1] * e1 + KTs[i, 2, 2] * e2)
+        for r in range(3):
+            dx[o + r] = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
+        if not pinned[i]:
+            for r in range(3):
+                dx[o + 3 + r] = r1[o + 3 + r]
+            joints.bt_tr_add(ninc, incj, incs, i, o, dmu, 1.0, dx)
+            for r in range(3):
+                dx[o + 3 + r] = -dx[o + 3 + r] / atr[i]
+    return True
+
+
+@njit(cache=True)
+def _dense_solve(full, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, pinned, v_off, ninc, incj, incs,
+                 dx):
+    """The fallback of _schur_solve: J dx = -[r1; r2; r3] by dense LU with partial pivoting, J = [[A, C], [D, E]]
+    written from the blocks (_stab2_schur_add's; unknowns [Dq, mu, nu], full (n x n) scratch). False if J is
+    singular."""
+    nb = Arot.shape[0]
+    nv = r1.shape[0]
+    nm = r2.shape[0]
+    n = nv + (2 * nm if stab2 else nm)
+    n0 = nv + nm  # first nu column/row
     for p in range(n):
-        x[p] = -r[p]
-    return lu_solve_inplace(full, x, n)
+        for c in range(n):
+            full[p, c] = 0.0
+    for i in range(nb):
+        o = v_off[i]
+        for r in range(3):
+            for c in range(3):
+                full[o + r, o + c] = Arot[i, r, c]
+            if not pinned[i]:
+                full[o + 3 + r, o + 3 + r] = atr[i]
+        for mi in range(ninc[i]):
+            k = incj[i, mi]
+            sd = incs[i, mi]
+            sign = -1.0 if sd == 0 else 1.0
+            for r in range(3):
+                full[o + 3 + r, nv + 3 * k + r] = -sign  # C = B^T
+                full[nv + 3 * k + r, o + 3 + r] = -sign  # D = B T
+                for c in range(3):
+                    full[o + r, nv + 3 * k + c] = G1[k, sd, c, r]
+                    full[nv + 3 * k + r, o + c] = G1[k, sd, r, 0] * Ts[i, 0, c] + G1[k, sd, r, 1] * Ts[i, 1, c] \
+                        + G1[k, sd, r, 2] * Ts[i, 2, c]
+            if not stab2:
+                continue
+            for r in range(3):
+                full[n0 + 3 * k + r, o + 3 + r] = -gb * sign  # gb B + h Z T
+                for c in range(3):
+                    full[o + r, n0 + 3 * k + c] = h * (KTs[i, r, 0] * Gn[k, sd, c, 0] + KTs[i, r, 1] * Gn[k, sd, c, 1]
+                                                       + KTs[i, r, 2] * Gn[k, sd, c, 2])  # h K T B_n^T
+                    full[n0 + 3 * k + r, o + c] = gb * G1[k, sd, r, c] + h * (
+                        Zb[k, sd, r, 0] * Ts[i, 0, c] + Zb[k, sd, r, 1] * Ts[i, 1, c] + Zb[k, sd, r, 2] * Ts[i, 2, c])
+            for ml in range(ninc[i]):  # E: B T B_n^T and h Z T B_n^T
+                ll = incj[i, ml]
+                tt = incs[i, ml]
+                ss = sign * (-1.0 if tt == 0 else 1.0)
+                for r in range(3):
+                    full[nv + 3 * k + r, n0 + 3 * ll + r] += ss
+                    for c in range(3):
+                        s1 = 0.0
+                        s2 = 0.0
+                        for q in range(3):
+                            g = Gn[ll, tt, c, q]
+                            s1 += (G1[k, sd, r, 0] * Ts[i, 0, q] + G1[k, sd, r, 1] * Ts[i, 1, q]
+                                   + G1[k, sd, r, 2] * Ts[i, 2, q]) * g
+                            s2 += (Zb[k, sd, r, 0] * Ts[i, 0, q] + Zb[k, sd, r, 1] * Ts[i, 1, q]
+                                   + Zb[k, sd, r, 2] * Ts[i, 2, q]) * g
+                        full[nv + 3 * k + r, n0 + 3 * ll + c] += s1
+                        full[n0 + 3 * k + r, n0 + 3 * ll + c] += h * s2
+    for p in range(nv):
+        dx[p] = -r1[p]
+    for p in range(nm):
+        dx[nv + p] = -r2[p]
+        if stab2:
+            dx[n0 + p] = -r3[p]
+    return lu_solve_inplace(full, dx, n)
 
 
 @njit(cache=True)
@@ -266,51 +573,66 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
 
 
 @njit(cache=True)
-def _perturb_velocity(rd, y, h, kappa, vd, vdd, Bm, G, b):
+def _perturb_velocity(rd, y, h, kappa, vd, vdd):
     """Index-3 starting velocity: v_0 += B^T (B B^T)^-1 b, b = -h^2 B (kappa vddot_0 - (Omega x Omega-dot, 0)/12).
 
-    See the module docstring ("Starting values"); B = B(q_0), written into Bm; G (3K x 3K) and b (3K) scratch.
+    See the module docstring ("Starting values"); B = B(q_0) in joint blocks, B B^T assembled by joints.schur_add
+    with H = I (joints.schur_storage). Returns False if B B^T is singular.
     """
-    nv = vd.shape[0]
-    nm = Bm.shape[0]
-    rigid.constraint_jacobian(rd, y, Bm)
-    pinned, y_off, v_off = rd[6], rd[9], rd[10]
+    jb, jp, pinned, y_off, v_off = rd[3], rd[4], rd[6], rd[9], rd[10]
+    ninc, incj, incs = rd[12], rd[13], rd[14]
     nb = pinned.shape[0]
-    for p in range(nm):
-        s = 0.0
-        for i in range(nb):
-            o = y_off[i] + (9 if pinned[i] else 12)  # Omega
-            v = v_off[i]
-            W0 = y[o]
-            W1 = y[o + 1]
-            W2 = y[o + 2]
-            c0 = W1 * vd[v + 2] - W2 * vd[v + 1]
-            c1 = W2 * vd[v] - W0 * vd[v + 2]
-            c2 = W0 * vd[v + 1] - W1 * vd[v]
-            s += Bm[p, v] * c0 + Bm[p, v + 1] * c1 + Bm[p, v + 2] * c2
-        s = -s / 12.0
-        for c in range(nv):
-            s += kappa * Bm[p, c] * vdd[c]
-        b[p] = -h * h * s
-        for q in range(nm):
-            g = 0.0
-            for c in range(nv):
-                g += Bm[p, c] * Bm[q, c]
-            G[p, q] = g
-    if not lu_solve_inplace(G, b, nm):
-        return False
+    nj = jb.shape[0]
+    nm = 3 * nj
+    if nm == 0:
+        return True
+    kl, width = joints.schur_storage(nm, rd[15][0])
+    G = np.zeros((nj, 2, 3, 3))
+    joints.joint_blocks(jb, jp, y_off, y, G)
+    b = np.zeros(nm)
+    zero = np.zeros(nm)
+    S = np.zeros((nm, width))
+    piv = np.empty(nm, dtype=np.int64)
+    eye = np.eye(3)
+    V = np.empty((3, 3))
     for i in range(nb):
-        o = y_off[i] + (9 if pinned[i] else 12)  # Omega (and v)
-        for r in range(3 if pinned[i] else 6):
-            c = v_off[i] + r
-            s = 0.0
-            for p in range(nm):
-                s += Bm[p, c] * b[p]
-            y[o + r] += s
+        o = y_off[i] + (9 if pinned[i] else 12)  # Omega
+        v = v_off[i]
+        W0 = y[o]
+        W1 = y[o + 1]
+        W2 = y[o + 2]
+        c0 = W1 * vd[v + 2] - W2 * vd[v + 1]  # Omega x Omega-dot
+        c1 = W2 * vd[v] - W0 * vd[v + 2]
+        c2 = W0 * vd[v + 1] - W1 * vd[v]
+        for mi in range(ninc[i]):  # b += B (kappa vddot - (Omega x Omega-dot, 0)/12), body i's columns
+            k = incj[i, mi]
+            sd = incs[i, mi]
+            sign = -1.0 if sd == 0 else 1.0
+            for r in range(3):
+                g0 = G[k, sd, r, 0]
+                g1 = G[k, sd, r, 1]
+                g2 = G[k, sd, r, 2]
+                b[3 * k + r] += kappa * (g0 * vdd[v] + g1 * vdd[v + 1] + g2 * vdd[v + 2] - sign * vdd[v + 3 + r]) \
+                    - (g0 * c0 + g1 * c1 + g2 * c2) / 12.0
+        joints.schur_add(S, kl, zero, 0.0, i, v, eye, 0.0, 0.0, 0.0, vdd, 0.0, 1.0, G, G, ninc, incj, incs, V)
+    for p in range(nm):
+        b[p] *= -h * h
+    if not joints.schur_factor(S, kl, piv, nm):
+        return False
+    joints.schur_solve(S, kl, piv, b, nm)
+    for i in range(nb):
+        if pinned[i]:
+            continue  # no joints
+        o = y_off[i] + 12  # Omega, v
+        c0, c1, c2 = joints.bt_rot(G, ninc, incj, incs, i, b, 1.0, 0.0, 0.0, 0.0)
+        y[o] += c0
+        y[o + 1] += c1
+        y[o + 2] += c2
+        joints.bt_tr_add(ninc, incj, incs, i, o, b, 1.0, y)  # v: y[o + 3 : o + 6] += (B^T b)_tr
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _max_abs(v, lo, hi):
     s = 0.0
     for i in range(lo, hi):
@@ -332,7 +654,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         info[0] = t_start + k0 * h
         return 0, kernels.DOMAIN, n_saved
     rd = data[0]
-    mass, inertia, grav = rd[0], rd[1], rd[2]
+    mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
     alpha_m, alpha_f, gamma, beta = opts[0], opts[1], opts[2], opts[3]
     tol = opts[4]
     max_iter = int(opts[5])
@@ -343,11 +665,19 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
 
     ny = y.shape[0]
     nb = mass.shape[0]
-    pinned, v_off = rd[6], rd[10]  # pinned bodies (seed 004 eq. 68): rotational blocks only
+    nj = jb.shape[0]
+    pinned, com, y_off, v_off = rd[6], rd[8], rd[9], rd[10]  # pinned bodies (seed 004 eq. 68): rotational blocks
+    ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it (B in 3x3 joint blocks)
     nv = rigid.n_velocity(rd)
-    nm = 3 * rd[3].shape[0]
+    nm = 3 * nj
     m = 2 * nm if stab2 else nm
     n = nv + m
+    # the Schur complement's half bandwidth: index3 joints.band_of, stab2 (6x6 blocks per joint pair) 2 band + 1;
+    # band storage, or dense when the band covers the matrix (the double pendulum)
+    band = rd[15][0]
+    if stab2 and nm > 0:
+        band = 2 * band + 1
+    kl, width = joints.schur_storage(m, band)
     # persistent state in work
     vd = work[0:nv]
     an = work[nv : 2 * nv]
@@ -355,7 +685,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     vd_old = work[2 * nv + nm : 3 * nv + nm]
     lam_old = work[3 * nv + nm : 3 * nv + 2 * nm]
     hist = 3 * nv + 2 * nm  # index of the flag "previous step available"
-    # scratch, allocated once per call
+    # scratch, allocated once per call: O(N) (the dense fallback's matrix only when it is taken)
     vn = np.empty(nv)
     dq = np.empty(nv)
     a1 = np.empty(nv)
@@ -369,25 +699,33 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     acc = np.zeros(ny)
     d = np.empty(kernels.N_DIAG)
     Ts = np.empty((nb, 3, 3))
-    Kd = np.empty((nv, nv))
+    sc = np.empty((nb, 2))  # sinc1, cosc2 of |h Dq_Omega_i| (_configure_step)
+    Kb = np.empty((3, 3))
     KTs = np.empty((nb, 3, 3))
     Arot = np.empty((nb, 3, 3))
     atr = np.empty(nb)
     Ainv = np.empty((nb, 3, 3))
-    Bm = np.empty((nm, nv))
-    BTm = np.empty((nm, nv))
-    Bn = np.empty((nm, nv))
-    Zm = np.empty((nm, nv))
-    ZTm = np.empty((nm, nv))
-    Cm = np.empty((nv, m))
-    Dm = np.empty((m, nv))
-    Em = np.zeros((m, m))
-    X = np.empty((nv, m))
+    G1 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_{n+1})
+    Gn = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_n) (stab2)
+    Zb = np.zeros((max(nj, 1), 2, 3, 3))  # ... of Z (stab2)
+    ninc_max = incj.shape[1]
+    Pm = np.empty((ninc_max, 6, 3))
+    Qm = np.empty((ninc_max, 3, 3))
+    Ym = np.empty((ninc_max, 3, 6))
+    Wx = np.empty((3, 3))
+    V = np.empty((3, 3))
+    S = np.empty((max(m, 1), width))
+    piv = np.empty(max(m, 1), dtype=np.int64)
+    rhs = np.empty(max(m, 1))
     xr = np.empty(nv)
-    S = np.empty((m, m))
-    full = np.empty((n, n))
-    r = np.empty(n)
-    dx = np.empty(n)
+    r1 = np.empty(nv)
+    r2 = np.empty(nm)
+    r3 = np.zeros(nm)
+    phi0 = np.empty(nm)
+    dmu = np.empty(nm)
+    dnu = np.zeros(nm)
+    dx = np.zeros(n)
+    full = np.empty((0, 0))  # the dense fallback's matrix, allocated when first needed
     JW = np.empty(3)
 
     if k0 == 0 and n_steps > 0:
@@ -402,11 +740,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
         if perturbed and not stab2:
             kappa = 0.5 * (alpha_m - alpha_f) + beta - 1.0 / 6.0
-            if not _perturb_velocity(rd, y, h, kappa, vd, vd1, Bm, S[:nm, :nm], xr):
+            if not _perturb_velocity(rd, y, h, kappa, vd, vd1):
                 info[0] = t
                 return 0, kernels.SINGULAR, n_saved
 
     c_a = (0.5 - beta) * h
+    hg = h * gb
     for s in range(n_steps):
         t = t_start + (k0 + s) * h
         rigid.get_velocity(rd, y, vn)
@@ -421,8 +760,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         for p in range(nm):
             mu[p] = h * (lam[p] + ex * (lam[p] - lam_old[p]))
             nu[p] = 0.0
+        rigid.constraint_residual(rd, y, phi0)  # Phi(q_n): Phi(q_{n+1}) by its increment
         if stab2:
-            rigid.constraint_jacobian(rd, y, Bn)
+            _joint_blocks(jb, jp, y_off, y, Gn)
             for p in range(nv):
                 bnt[p] = 0.0
         code = kernels.CONTINUE
@@ -433,49 +773,78 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             it += 1
             # kinematics from Dq (and nu)
             _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
-            _configure(rd, y, w, Ts, yn)
-            rigid.constraint_jacobian_inline(rd, yn, Bm)
-            rigid.times_tangent(rd, Bm, Ts, BTm)
-            rigid.constraint_force_derivative_inline(rd, yn, mu, Kd)
-            rigid.potential_stiffness(rd, yn, h, Kd)  # + h d(grad U)/dq: pinned bodies' gravity moment
-            # residual r_1 = h (M vdot + g) + B^T mu; blocks A
+            _configure_step(rd, y, w, Ts, sc, yn)
+            _joint_blocks(jb, jp, y_off, yn, G1)
+            # residual r_1 = h (M vdot + g) + B^T mu; blocks A (K_t per body: rotational blocks only)
             for i in range(nb):
                 o = v_off[i]
-                J = inertia[i]
+                oy = y_off[i]
                 W0 = v1[o]
                 W1 = v1[o + 1]
                 W2 = v1[o + 2]
                 for p in range(3):
-                    JW[p] = J[p, 0] * W0 + J[p, 1] * W1 + J[p, 2] * W2
+                    JW[p] = inertia[i, p, 0] * W0 + inertia[i, p, 1] * W1 + inertia[i, p, 2] * W2
                 gy0 = W1 * JW[2] - W2 * JW[1]
                 gy1 = W2 * JW[0] - W0 * JW[2]
                 gy2 = W0 * JW[1] - W1 * JW[0]
                 gy = (gy0, gy1, gy2)
+                for p in range(3):
+                    for q in range(3):
+                        Kb[p, q] = 0.0
                 if pinned[i]:  # grad U = -(m rho x R^T g) at q_{n+1}
                     gm = rigid.gravity_moment(rd, yn, i)
                     for p in range(3):
-                        r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p]
-                                        - gm[p])
+                        r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
+                                         + inertia[i, p, 2] * vd1[o + 2] + gy[p] - gm[p])
+                    # + h d(grad U)/dq = h (-m hat(rho) hat(u)) = h m ((rho . u) I - u rho^T), u = R^T g
+                    u0 = yn[oy] * grav[0] + yn[oy + 3] * grav[1] + yn[oy + 6] * grav[2]
+                    u1 = yn[oy + 1] * grav[0] + yn[oy + 4] * grav[1] + yn[oy + 7] * grav[2]
+                    u2 = yn[oy + 2] * grav[0] + yn[oy + 5] * grav[1] + yn[oy + 8] * grav[2]
+                    ru = com[i, 0] * u0 + com[i, 1] * u1 + com[i, 2] * u2
+                    uu = (u0, u1, u2)
+                    for p in range(3):
+                        for q in range(3):
+                            Kb[p, q] += h * mass[i] * ((ru if p == q else 0.0) - uu[p] * com[i, q])
                 else:
                     for p in range(3):
-                        r[o + p] = h * (J[p, 0] * vd1[o] + J[p, 1] * vd1[o + 1] + J[p, 2] * vd1[o + 2] + gy[p])
-                        r[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
-                # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K(mu) T
-                K = Kd[o : o + 3, o : o + 3]  # K_t is block diagonal: rotational blocks only
-                T = Ts[i]
-                KT = KTs[i]
+                        r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
+                                         + inertia[i, p, 2] * vd1[o + 2] + gy[p])
+                        r1[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
+                    # K(mu) = d/dq (B^T mu)_rot,i = sum over its joint sides +-hat(a) hat(R^T mu_k)
+                    # (joints.constraint_force_derivative: + for side i, - for side j)
+                    for mi in range(ninc[i]):
+                        k = incj[i, mi]
+                        sd = incs[i, mi]
+                        sign = 1.0 if sd == 0 else -1.0
+                        m0 = mu[3 * k]
+                        m1 = mu[3 * k + 1]
+                        m2 = mu[3 * k + 2]
+                        u0 = yn[oy] * m0 + yn[oy + 3] * m1 + yn[oy + 6] * m2  # u = R^T mu_k
+                        u1 = yn[oy + 1] * m0 + yn[oy + 4] * m1 + yn[oy + 7] * m2
+                        u2 = yn[oy + 2] * m0 + yn[oy + 5] * m1 + yn[oy + 8] * m2
+                        uu = (u0, u1, u2)
+                        au = jp[k, sd, 0] * u0 + jp[k, sd, 1] * u1 + jp[k, sd, 2] * u2
+                        for p in range(3):  # hat(a) hat(u) = u a^T - (a . u) I
+                            for q in range(3):
+                                Kb[p, q] += sign * (uu[p] * jp[k, sd, q] - (au if p == q else 0.0))
+                    # + B^T mu
+                    c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, mu, 1.0, r1[o], r1[o + 1], r1[o + 2])
+                    r1[o] = c0
+                    r1[o + 1] = c1
+                    r1[o + 2] = c2
+                    joints.bt_tr_add(ninc, incj, incs, i, o, mu, 1.0, r1)
+                # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K T
                 for p in range(3):
                     for q in range(3):
-                        KT[p, q] = K[p, 0] * T[0, q] + K[p, 1] * T[1, q] + K[p, 2] * T[2, q]
-                hg = h * gb
+                        KTs[i, p, q] = Kb[p, 0] * Ts[i, 0, q] + Kb[p, 1] * Ts[i, 1, q] + Kb[p, 2] * Ts[i, 2, q]
                 for q in range(3):
                     # column q of hat(W) J
-                    j0 = J[0, q]
-                    j1 = J[1, q]
-                    j2 = J[2, q]
-                    Arot[i, 0, q] = beta_bar * j0 + hg * (W1 * j2 - W2 * j1) + h * KT[0, q]
-                    Arot[i, 1, q] = beta_bar * j1 + hg * (W2 * j0 - W0 * j2) + h * KT[1, q]
-                    Arot[i, 2, q] = beta_bar * j2 + hg * (W0 * j1 - W1 * j0) + h * KT[2, q]
+                    j0 = inertia[i, 0, q]
+                    j1 = inertia[i, 1, q]
+                    j2 = inertia[i, 2, q]
+                    Arot[i, 0, q] = beta_bar * j0 + hg * (W1 * j2 - W2 * j1) + h * KTs[i, 0, q]
+                    Arot[i, 1, q] = beta_bar * j1 + hg * (W2 * j0 - W0 * j2) + h * KTs[i, 1, q]
+                    Arot[i, 2, q] = beta_bar * j2 + hg * (W0 * j1 - W1 * j0) + h * KTs[i, 2, q]
                 # - hg hat(J W)
                 Arot[i, 0, 1] += hg * JW[2]
                 Arot[i, 0, 2] -= hg * JW[1]
@@ -484,51 +853,23 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 Arot[i, 2, 0] += hg * JW[1]
                 Arot[i, 2, 1] -= hg * JW[0]
                 atr[i] = beta_bar * mass[i]
-            for c in range(nv):
-                sacc = 0.0
-                for p in range(nm):
-                    sacc += Bm[p, c] * mu[p]
-                r[c] += sacc
-            rigid.constraint_residual(rd, yn, r[nv : nv + nm])
+            # r_2 = Phi(q_{n+1}) / h, r_3 = B(q_{n+1}) v_{n+1} (stab2)
+            _constraint_residual_step(rd, y, w, sc, phi0, r2)
             for p in range(nm):
-                r[nv + p] *= 1.0 / h
-            # C = [B^T (| h K T B_n^T)], D = [B T (; gamma/beta B + h Z T)], E = [0 (, B T B_n^T; 0, h Z T B_n^T)]
-            for p in range(nm):
-                for c in range(nv):
-                    Cm[c, p] = Bm[p, c]
-                    Dm[p, c] = BTm[p, c]
+                r2[p] *= 1.0 / h
             if stab2:
-                rigid.velocity_constraint_jacobian_inline(rd, yn, v1, Zm)
-                rigid.times_tangent(rd, Zm, Ts, ZTm)
-                for p in range(nm):
-                    sacc = 0.0
-                    for c in range(nv):
-                        sacc += Bm[p, c] * v1[c]
-                        Dm[nm + p, c] = gb * Bm[p, c] + h * ZTm[p, c]
-                    r[nv + nm + p] = sacc
-                for q in range(nm):
-                    for i in range(nb):
-                        o = v_off[i]
-                        KT = KTs[i]
-                        for p in range(3):
-                            Cm[o + p, nm + q] = h * (KT[p, 0] * Bn[q, o] + KT[p, 1] * Bn[q, o + 1]
-                                                     + KT[p, 2] * Bn[q, o + 2])
-                            if not pinned[i]:
-                                Cm[o + 3 + p, nm + q] = 0.0
-                    for p in range(nm):
-                        s1 = 0.0
-                        s2 = 0.0
-                        for c in range(nv):
-                            s1 += BTm[p, c] * Bn[q, c]
-                            s2 += ZTm[p, c] * Bn[q, c]
-                        Em[p, nm + q] = s1
-                        Em[nm + p, nm + q] = h * s2
-            res = _max_abs(r, 0, n)
+                _stab2_joint_terms(rd, yn, v1, G1, Zb, r3)
+            res = max(_max_abs(r1, 0, nv), max(_max_abs(r2, 0, nm), _max_abs(r3, 0, nm)))
             if not np.isfinite(res):
                 break
-            if not _solve(Arot, atr, Cm, Dm, Em, r, dx, m, Ainv, X, xr, S, full, pinned, v_off):
-                info[0] = t
-                return s, kernels.SINGULAR, n_saved
+            if not _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, Ainv, Wx, V, Pm,
+                                Qm, Ym, S, piv, rhs, xr, dmu, dnu, dx):
+                if full.shape[0] != n:
+                    full = np.empty((n, n))
+                if not _dense_solve(full, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, pinned, v_off,
+                                    ninc, incj, incs, dx):
+                    info[0] = t
+                    return s, kernels.SINGULAR, n_saved
             for p in range(nv):
                 dq[p] += dx[p]
             for p in range(nm):
@@ -540,11 +881,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 for p in range(nm):
                     nu[p] += dx[nv + nm + p]
                 upd = max(upd, kernels.scaled_update(_max_abs(dx, nv + nm, n), _max_abs(nu, 0, nm)))
-                for c in range(nv):
-                    sacc = 0.0
-                    for p in range(nm):
-                        sacc += Bn[p, c] * nu[p]
-                    bnt[c] = sacc
+                for i in range(nb):  # bnt = B(q_n)^T nu
+                    o = v_off[i]
+                    c0, c1, c2 = joints.bt_rot(Gn, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+                    bnt[o] = c0
+                    bnt[o + 1] = c1
+                    bnt[o + 2] = c2
+                    if not pinned[i]:
+                        for p in range(3):
+                            bnt[o + 3 + p] = 0.0
+                        joints.bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, bnt)
             code = kernels.newton_test(upd, prev_upd, it, tol)
             if code != kernels.CONTINUE:
                 break
@@ -553,7 +899,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             return s, kernels.NEWTON, n_saved
         # final kinematics at the accepted iterate
         _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, v1, vd1, w)
-        _configure(rd, y, w, Ts, yn)
+        _configure_step(rd, y, w, Ts, sc, yn)
         rigid.set_velocity(rd, yn, v1)
         if not kernels.state_ok(yn):
             info[0] = t + h
