@@ -120,7 +120,10 @@ def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any]
         default = spec[name].default
         if default is not None and np.array_equal(np.asarray(checked, dtype=float), np.asarray(default, dtype=float)):
             continue
-        params[name] = _plain(np.asarray(parsed, dtype=float)) if not np.isscalar(checked) else float(checked)
+        if isinstance(checked, (int, np.integer)):  # an integer parameter (a count, e.g. the chain's N): 32, not 32.0
+            params[name] = int(checked)
+        else:
+            params[name] = _plain(np.asarray(parsed, dtype=float)) if not np.isscalar(checked) else float(checked)
     if not errors:
         bench = BENCHMARKS[benchmark]
         try:

@@ -113,7 +113,8 @@ def benchmark_info(benchmark: str | None) -> list:
         model = bench.build(bench.resolve({}))
         svg = schematic_svg(model.points(model.y0[None, :])[0], model.point_names, d.get("gravity_direction"))
         src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-        children.append(html.Img(src=src, className="schematic", alt=f"schematic of {benchmark}"))
+        children.append(html.Img(src=src, className="schematic", alt=f"schematic of {benchmark}",
+                                 title="the initial configuration at the default parameters"))
     except Exception:  # a schematic is a nicety: a model that cannot draw itself still runs
         pass
     children.append(

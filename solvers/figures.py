@@ -31,6 +31,11 @@ BUCKETS = 1000  # min/max buckets per trace: at most 2 * BUCKETS points, about o
 # headless chromium with software GL: 5 charts x 6 traces x 2000 points took 2.5 s as scattergl, 0.45 s as SVG.
 GL_POINTS = 20_000
 SCENE_FRAMES = 600  # frames of the 3D animation (the browser interpolates between them)
+# Drawn points x frames of the 3D animation, all runs together: beyond it a scene gets fewer frames (never fewer
+# than SCENE_MIN_FRAMES). Every benchmark with up to 8 runs (app.limits) keeps SCENE_FRAMES, except chains of
+# many rods: two runs of a 64-rod chain (65 points each) get 307 frames, about 0.8 MB of the scene's JSON.
+SCENE_POINT_FRAMES = 40_000
+SCENE_MIN_FRAMES = 100
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#475569")
 AXIS_COLORS = ("#e11d48", "#16a34a", "#2563eb")  # body frame triads: x red, y green, z blue
 AXIS_NAMES = {"body x": 0, "body y": 1, "body z": 2, "e1": 0, "e2": 1, "e3": 2}

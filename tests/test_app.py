@@ -278,6 +278,106 @@ def test_schematic_is_an_svg_of_the_initial_configuration():
 
 
 # ----------------------------------------------------------------------------------------------------------
+# The chain of N rods (spatial_chain): a whole-number parameter, a scene of up to 65 points per run
+
+
+@pytest.mark.parametrize(("entry", "value"), [("32", 32), ("32.0", 32), (" 64 ", 64), ("2", 2), ("8", None)])
+def test_a_whole_number_parameter_reaches_the_solver_as_an_int(entry, value):
+    configs, errors = jobs.check_form(_form(benchmark="spatial_chain", methods=["rattlie", "lgvi"], h=1e-3,
+                                            t_end=0.002, params={"N": entry}))
+    assert errors == {}
+    assert [c["params"].get("N") for c in configs] == [value, value]  # the default (8) is dropped
+    if value is not None:
+        assert type(configs[0]["params"]["N"]) is int
+        run = jobs.simulate(configs[0])
+        assert run["status"] == "ok" and run["points"].shape[1] == value + 1 and run["params"]["N"] == value
+        assert len(run["point_names"]) == value + 1 and run["point_names"][-1] == f"P{value}"
+
+
+@pytest.mark.parametrize("entry", ["2.5", "100", "65", "1", "-3", "true"])
+def test_a_bad_rod_count_gets_the_solvers_message_next_to_the_field(entry):
+    configs, errors = jobs.check_form(_form(benchmark="spatial_chain", methods=["rattlie"], params={"N": entry}))
+    assert configs == [] and list(errors) == ["param:N"]
+    assert errors["param:N"].startswith("parameter 'N':") and "whole number from 2 to 64" in errors["param:N"]
+
+
+def _run_page_payload(results: list[dict], gravity) -> dict[str, int]:
+    """Bytes of what the Run page's callbacks show_results and show_scene (app/pages/run.py) send for these
+    results, encoded as Dash encodes a callback's output (plotly's JSON encoder)."""
+    from dash._utils import to_json
+
+    from app.layout import summary_table
+
+    available = figures.trajectory_components(results)
+    kept = figures.default_components(results)
+    charts = (figures.trajectory_figure(results, kept), figures.error_figure(results), figures.energy_figure(results),
+              figures.constraint_figure(results), figures.orthogonality_figure(results),
+              figures.momentum_figure(results), summary_table(figures.summary_rows(results)), available, kept)
+    scene = view3d.scene_data(results, gravity)
+    return {"charts": len(to_json(charts)), "scene": len(to_json([scene, view3d.scene_figure(scene)]))}
+
+
+def test_a_64_rod_chain_with_two_methods_stays_under_2_mb_and_reads_as_a_thin_chain(monkeypatch):
+    """Two runs of the largest chain at the default step and end time (5,000 steps): the 3D view gets fewer frames
+    (points x frames <= figures.SCENE_POINT_FRAMES) and coarser coordinates (a 1 cm step in a 150 m view), so
+    the Run page's responses stay under 2 MB (before the cap: 2.5 MB, 2.1 MB of it the scene); its rods are
+    drawn thin. The browser's own measure of a 32-rod run: tests/test_browser.py."""
+    # the server gives up on this run's reference after its budget (20 s per run: no error chart); so does this
+    # test, at once
+    monkeypatch.setattr(jobs, "REFERENCE_SECONDS", 0.01)
+    d = solvers.describe("spatial_chain")
+    configs, errors = jobs.check_form(_form(benchmark="spatial_chain", methods=["rattlie", "lgvi"], h=d["default_h"],
+                                            t_end=d["default_t_end"], params={"N": "64"}))
+    assert errors == {}
+    results = [jobs.simulate(c) for c in configs]
+    assert [r["status"] for r in results] == ["ok", "ok"] and results[0]["steps"] == 5000
+    assert all("would take longer" in r["reference"] for r in results)
+    sizes = _run_page_payload(results, d["gravity_direction"])
+    assert sum(sizes.values()) <= 2_000_000, sizes
+    scene = view3d.scene_data(results, d["gravity_direction"])
+    assert len(scene["t"]) == view3d.scene_frames(results) == figures.SCENE_POINT_FRAMES // 130 < figures.SCENE_FRAMES
+    assert [len(r["chain"][0]) for r in scene["runs"]] == [65, 65]
+    assert view3d.scene_decimals(scene["range"][0][1] - scene["range"][0][0]) == 2
+    chain = next(tr for tr in view3d.scene_figure(scene)["data"] if tr.get("mode") == "lines+markers")
+    assert len(chain["x"]) == 65 and chain["line"]["width"] < 4 and 1.5 <= chain["marker"]["size"] < 2.5
+
+
+def test_only_long_chains_get_fewer_frames_or_thinner_rods():
+    """Every other benchmark (at most 5 points per run) keeps every frame and the thick rods with 8 runs, the
+    limit of a job (app.limits); a chain of 8 rods with up to 7 runs."""
+    def run(points: int) -> dict:
+        return {"t": np.linspace(0, 1, 11), "points": np.zeros((11, points, 3)), "point_names": ["O"] * points}
+
+    assert view3d.scene_frames([run(5)] * 8) == view3d.scene_frames([run(9)] * 7) == figures.SCENE_FRAMES
+    assert view3d.scene_frames([run(65)] * 8) == figures.SCENE_MIN_FRAMES  # never fewer
+    assert view3d.scene_frames([run(65)] * 2, frames=50) == 50  # asked for fewer: as asked
+    assert view3d.chain_style(3) == view3d.chain_style(9) == (7.0, 4.0)
+    widths = [view3d.chain_style(n)[0] for n in (9, 17, 33, 65)]
+    assert widths == sorted(widths, reverse=True) and widths[-1] < 4
+    assert view3d.scene_decimals(2.3) == 4  # a mechanism of a metre or two: 0.1 mm, as before
+
+
+def test_the_chain_schematic_is_seen_from_above():
+    """The chain starts flat in the horizontal plane along an arc: a side view would be a straight line, so its
+    schematic is a top view ("from above", gravity into the page) with one dot per point; a planar mechanism
+    starting horizontal along one line (the two-link arm) keeps its side view."""
+    from solvers.registry import BENCHMARKS
+
+    def schematic(benchmark: str, params: dict | None = None) -> str:
+        bench = BENCHMARKS[benchmark]
+        model = bench.build(bench.resolve(params or {}))
+        return view3d.schematic_svg(model.points(model.y0[None, :])[0], model.point_names,
+                                    bench.gravity_direction)
+
+    chain = schematic("spatial_chain")
+    assert "from above" in chain and chain.count("<circle") == 9 + 1  # the points and the circled cross of g
+    assert "from above" in schematic("spatial_double_pendulum")
+    assert "from above" not in schematic("two_link_arm") and "<polygon" in schematic("two_link_arm")
+    big = schematic("spatial_chain", {"N": 64})
+    assert big.count("<circle") == 65 + 1 and 'r="1.6"' in big  # smaller dots for many points
+
+
+# ----------------------------------------------------------------------------------------------------------
 # Links and configuration
 
 

@@ -375,6 +375,71 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     record_property("timing", f"3D animation {state['fps']:.0f} frames/s (2 runs, headless software GL)")
 
 
+CHAIN_JS = """() => {
+    const gd = document.querySelector('#run-scene-3d .js-plotly-plot');
+    if (!gd || !gd.data) return null;
+    const runs = gd.data.filter(t => t.type === 'scatter3d' && t.mode === 'lines+markers');
+    return {t: window.integratorLab.time, frames: window.integratorLab.scene.t.length, names: runs.map(t => t.name),
+            xyz: runs.map(t => [Array.from(t.x), Array.from(t.y), Array.from(t.z)]),
+            width: runs.map(t => t.line.width)};
+}"""
+
+
+def test_a_32_rod_chain_is_drawn_and_animated_within_2_mb(page, live_server, record_property):
+    """The chain of N rods with N = 32 typed into its whole-number field (2.5 refused next to the field), two
+    methods: every run's chain in the 3D view has 33 points, playing moves them, and everything the page
+    received for the run stays under 2 MB (a 64-rod chain's payload: tests/test_app.py, without a browser).
+    t_end = 0.5 s: the chain's reference solution costs 0.5 s there against 20 s per run at 1 s."""
+    methods = ["rattlie", "lgvi"]
+    d = solvers.describe("spatial_chain")
+    open_page(page, link(live_server, benchmark="spatial_chain", methods=",".join(methods), h="0.001", t_end="0.5"))
+    assert page.locator("#run-benchmark-info").inner_text().startswith(d["title"])
+    page.click("text=Benchmark parameters")
+    message = f"[id='{json.dumps({'name': 'N', 'type': 'run-param-msg'}, separators=(',', ':'))}']"
+    field(page, "param", "N").fill("2.5")
+    field(page, "param", "N").press("Enter")
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent.includes('whole number from 2 to 64')",
+                           arg=message)
+    field(page, "param", "N").fill("32")
+    field(page, "param", "N").press("Enter")
+    page.wait_for_function("(sel) => document.querySelector(sel).textContent === '' && "
+                           "/p\\.N=32/.test(document.querySelector('#run-share-link').href)", arg=message)
+    sizes = []
+
+    def measure(response):
+        if "_dash-update-component" in response.url:
+            with contextlib.suppress(Exception):  # a response without a body (aborted poll) counts as nothing
+                sizes.append(len(response.body()))
+
+    page.on("response", measure)
+    elapsed = run_and_wait(page)
+    page.wait_for_timeout(300)
+    payload = sum(sizes)
+    assert page.inner_text("#run-status").startswith("Done"), page.inner_text("#run-status")
+    assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok", "ok"]
+    still = page.evaluate(CHAIN_JS)
+    assert still["names"] == [f"{m}, h=0.001" for m in methods] and still["frames"] == 600
+    assert [len(x) for xyz in still["xyz"] for x in xyz] == [33] * 6  # O and P1..P32 per run
+    assert all(w < 7 for w in still["width"])  # a long chain is drawn thinner than the few-body mechanisms
+    assert payload <= 2_000_000, payload
+
+    page.click("#run-scene-play")
+    page.wait_for_timeout(500)
+    first = page.evaluate(CHAIN_JS)
+    page.wait_for_function("(t0) => Math.abs(window.integratorLab.time - t0) > 0.1", arg=first["t"])
+    second = page.evaluate(CHAIN_JS)
+    page.wait_for_timeout(1500)
+    fps = page.evaluate("() => window.integratorLab.fps")
+    page.click("#run-scene-play")  # pause
+    assert [len(x) for xyz in second["xyz"] for x in xyz] == [33] * 6
+    moved = max(abs(a - b) for r1, r2 in zip(first["xyz"], second["xyz"], strict=True)
+                for c1, c2 in zip(r1, r2, strict=True) for a, b in zip(c1, c2, strict=True))
+    assert moved > 0.01, (first["t"], second["t"], moved)  # metres: the chain falls while playing
+    assert fps and fps > 5, fps
+    record_property("timing", f"spatial_chain N=32 {'+'.join(methods)}, t_end 0.5 s: click to charts and 3D view "
+                              f"{elapsed:.2f} s, payload {payload / 1e6:.2f} MB, 3D animation {fps:.0f} frames/s")
+
+
 def test_diverged_run_is_a_clear_message_with_its_partial_results(page, live_server):
     open_page(page, link(live_server, benchmark="natural_double_pendulum", methods="rk4,spark", h="0.3", t_end="20"))
     run_and_wait(page, expect_kind="error")
