@@ -278,6 +278,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     K = np.empty((nv + nm, nv + nm))
     kr = np.empty(nv + nm)
     res = np.zeros(1)
+    sico = np.empty((nb, 2))  # sinc1, cosc2 of each body's rotation increment
+    phi0 = np.empty(nm)  # Phi at the node the step starts from
     P = np.empty(nv)
     pm = np.empty(nv)
     w = np.empty(nv)
@@ -336,6 +338,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         # ---- position stage: Newton on seed eqs. 11, 13 and Phi(q_{n+1}) = 0 (module docstring) ----
         status = kernels.NEWTON
         joints.joint_blocks(jb, jp, y_off, q_start, G0)
+        rigid.constraint_residual(rd, q_start, phi0)
         brot = 0.0
         btr = 0.0
         for i in range(nb):
@@ -381,6 +384,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 f2 = z[o + 2]
                 x2 = f0 * f0 + f1 * f1 + f2 * f2
                 a1, a2, a3, b1, b2 = _coefs(x2)
+                sico[i, 0] = a1
+                sico[i, 1] = a2
                 # R_{n+1} = R_n exp(hat f), x_{n+1} = x_n + dx (Rodrigues with a1 = sinc1, a2 = cosc2)
                 rigid.advance_body(q_start, z, y_off[i], o, not pinned[i], a1, a2, q1)
                 u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
@@ -425,7 +430,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 Tm[i, 2, 0] = a3 * f0 * f2 + a2 * f1
                 Tm[i, 1, 2] = a3 * f1 * f2 + a2 * f0
                 Tm[i, 2, 1] = a3 * f1 * f2 - a2 * f0
-            rigid.constraint_residual(rd, q1, r2)
+            # Phi(q_{n+1}) from Phi(q_n) and the increment: no round-off floor eps |x| in the residual
+            joints.constraint_residual_step(rd, q_start, z, sico, phi0, r2)
             e_c = 0.0
             for r in range(nm):
                 e_c = max(e_c, abs(r2[r]))

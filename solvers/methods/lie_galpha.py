@@ -106,7 +106,7 @@ same blocks and solved by LU with partial pivoting instead (its n x n matrix all
 the common kernels.newton_test over the blocks Dq, mu, nu (each block's update below newton_tol (1 + |block|), max
 norms; docs/methods.md); it fails after newton_max_iter iterations.
 
-Newton's residual floor: Phi(q_{n+1}) is evaluated from Phi(q_n) and the increment (_constraint_residual_step),
+Newton's residual floor: Phi(q_{n+1}) is evaluated from Phi(q_n) and the increment (joints.constraint_residual_step),
 mathematically the same function as Phi at q_n exp(h Dq). Evaluated at the absolute positions its round-off is
 eps |x|, i.e. eps |x| / h in the scaled residual Phi/h; the inverse Schur complement maps that noise onto the
 multipliers with a gain that grows with N (the chain's tension modes, condition ~N^2). On the 64-rod chain (|x| up
@@ -175,7 +175,7 @@ def _configure(rd, y, w, Ts, yn):
 def _configure_step(rd, y, w, Ts, sc, yn):
     """_configure in the step loop, the same operations without per-body array views: yn = q exp(w), Ts[i] =
     T(w_Omega_i) = I - cosc2 W + sinc3 W^2 (lie.tangent_into), and sc[i] = (sinc1, cosc2)(|w_Omega_i|) for
-    _constraint_residual_step."""
+    joints.constraint_residual_step."""
     pinned, y_off, v_off = rd[6], rd[9], rd[10]
     for i in range(pinned.shape[0]):
         c = v_off[i]
@@ -229,51 +229,6 @@ def _kinematics(dq, vn, an, vd, bnt, h, c_a, alpha_m, alpha_f, gamma, beta, a1, 
         v1[p] = vn[p] + (1.0 - gamma) * h * an[p] + gamma * h * a1[p]
         vd1[p] = ((1.0 - alpha_m) * a1[p] + alpha_m * an[p] - alpha_f * vd[p]) / (1.0 - alpha_f)
         w[p] = h * (dq[p] + bnt[p])
-
-
-@njit(cache=True, inline="always")
-def _constraint_residual_step(rd, y, w, sc, phi0, out):
-    """out (3K) = Phi(y exp(w)) from phi0 = Phi(y) and the increment (seed 000 eq. 24; sides i: +, j: -):
-
-        Phi_k(q exp(w)) = Phi_k(q) + sum_s +-(w_v,c + R_c (exp(hat(w_Omega,c)) - I) p),
-        (exp(hat(w)) - I) p = sinc1(|w|) w x p + cosc2(|w|) w x (w x p)   (Rodrigues, docs/algorithms.md sec. 0),
-
-    body c and point p of joint side s, sc[c] = (sinc1, cosc2)(|w_Omega,c|) (_configure_step). The same function as
-    rigid.constraint_residual at q exp(w), but with round-off relative to the increment instead of eps |x| (module
-    docstring, "Newton's residual floor").
-    """
-    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
-    for k in range(jb.shape[0]):
-        e0 = 0.0
-        e1 = 0.0
-        e2 = 0.0
-        for side in range(2):
-            body = jb[k, side]
-            if body < 0:
-                continue
-            sign = 1.0 if side == 0 else -1.0
-            o = y_off[body]
-            c = v_off[body]
-            w0 = w[c]
-            w1 = w[c + 1]
-            w2 = w[c + 2]
-            sa = sc[body, 0]
-            cb = sc[body, 1]
-            p0 = jp[k, side, 0]
-            p1 = jp[k, side, 1]
-            p2 = jp[k, side, 2]
-            u0 = w1 * p2 - w2 * p1  # w x p
-            u1 = w2 * p0 - w0 * p2
-            u2 = w0 * p1 - w1 * p0
-            d0 = sa * u0 + cb * (w1 * u2 - w2 * u1)  # (exp(hat(w)) - I) p
-            d1 = sa * u1 + cb * (w2 * u0 - w0 * u2)
-            d2 = sa * u2 + cb * (w0 * u1 - w1 * u0)
-            e0 += sign * (y[o] * d0 + y[o + 1] * d1 + y[o + 2] * d2 + w[c + 3])
-            e1 += sign * (y[o + 3] * d0 + y[o + 4] * d1 + y[o + 5] * d2 + w[c + 4])
-            e2 += sign * (y[o + 6] * d0 + y[o + 7] * d1 + y[o + 8] * d2 + w[c + 5])
-        out[3 * k] = phi0[3 * k] + e0
-        out[3 * k + 1] = phi0[3 * k + 1] + e1
-        out[3 * k + 2] = phi0[3 * k + 2] + e2
 
 
 @njit(cache=True, inline="always")
@@ -854,7 +809,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 Arot[i, 2, 1] -= hg * JW[0]
                 atr[i] = beta_bar * mass[i]
             # r_2 = Phi(q_{n+1}) / h, r_3 = B(q_{n+1}) v_{n+1} (stab2)
-            _constraint_residual_step(rd, y, w, sc, phi0, r2)
+            joints.constraint_residual_step(rd, y, w, sc, phi0, r2)
             for p in range(nm):
                 r2[p] *= 1.0 / h
             if stab2:

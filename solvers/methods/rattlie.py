@@ -151,6 +151,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     acc = np.zeros(ny)
     d = np.empty(kernels.N_DIAG)
     a_rhs = np.empty(nv)
+    sc = np.empty((nb, 2))  # sinc1, cosc2 of each body's rotation increment
+    phi0 = np.empty(nm)  # Phi(q_n)
 
     # q_n-dependent quantities of the first step; later steps take them from stage (b) of the step before
     # (w = v_{n+1}, f(q_{n+1}), B(q_{n+1}) are exactly the next step's v_n, f(q_n), B(q_n))
@@ -167,6 +169,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 p[o + r] = Jm[i, r, 0] * w[o] + Jm[i, r, 1] * w[o + 1] + Jm[i, r, 2] * w[o + 2]
                 if not pinned[i]:
                     p[o + 3 + r] = mass[i] * w[o + 3 + r]
+        rigid.constraint_residual(rd, y, phi0)
         # the constant part of the residual r1: -p_n + (h/2) f(q_n)
         for r in range(nv):
             p[r] = hh * f[r] - p[r]
@@ -202,7 +205,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     for r in range(3):
                         hd[o + 3 + r] = h * delta[o + 3 + r]
                 x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                rigid.advance_body(y, hd, y_off[i], o, not pinned[i], lie.sinc1(x), lie.cosc2(x), y1)
+                sc[i, 0] = lie.sinc1(x)
+                sc[i, 1] = lie.cosc2(x)
+                rigid.advance_body(y, hd, y_off[i], o, not pinned[i], sc[i, 0], sc[i, 1], y1)
                 for c in range(3):
                     Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
                 if fresh:
@@ -248,7 +253,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         Wc[i, r, c] = Tt[r, 0] * Ai3[0, c] + Tt[r, 1] * Ai3[1, c] + Tt[r, 2] * Ai3[2, c]
             if fresh:
                 joints.joint_blocks(jb, jp, y_off, y1, Gc)
-            rigid.constraint_residual(rd, y1, r2)
+            # Phi(q_n exp(h Delta)) from Phi(q_n) and the increment: no round-off floor eps |x| / h in Phi / h
+            joints.constraint_residual_step(rd, y, hd, sc, phi0, r2)
             for r in range(nm):
                 r2[r] /= h
             for r in range(nv):

@@ -48,6 +48,53 @@ def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
+def constraint_residual_step(rd, y, w, sc, phi0, out):
+    """out (3K) = Phi(y exp(w)) from phi0 = Phi(y) and the increment (seed 000 eq. 24; sides i: +, j: -):
+
+        Phi_k(q exp(w)) = Phi_k(q) + sum_s +-(w_v,c + R_c (exp(hat(w_Omega,c)) - I) p),
+        (exp(hat(w)) - I) p = sinc1(|w|) w x p + cosc2(|w|) w x (w x p)   (Rodrigues, docs/algorithms.md sec. 0),
+
+    body c and point p of joint side s, sc[c] = (sinc1, cosc2)(|w_Omega,c|) (the caller has them from exp). The same
+    function as constraint_residual at q exp(w), but with round-off relative to the increment instead of eps |x|:
+    Newton's residual Phi/h of the implicit methods then has no floor eps |x| / h, which the inverse Schur
+    complement amplified into multiplier updates above the stall band on long chains (lie_galpha's docstring,
+    "Newton's residual floor").
+    """
+    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
+    for k in range(jb.shape[0]):
+        e0 = 0.0
+        e1 = 0.0
+        e2 = 0.0
+        for side in range(2):
+            body = jb[k, side]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            o = y_off[body]
+            c = v_off[body]
+            w0 = w[c]
+            w1 = w[c + 1]
+            w2 = w[c + 2]
+            sa = sc[body, 0]
+            cb = sc[body, 1]
+            p0 = jp[k, side, 0]
+            p1 = jp[k, side, 1]
+            p2 = jp[k, side, 2]
+            u0 = w1 * p2 - w2 * p1  # w x p
+            u1 = w2 * p0 - w0 * p2
+            u2 = w0 * p1 - w1 * p0
+            d0 = sa * u0 + cb * (w1 * u2 - w2 * u1)  # (exp(hat(w)) - I) p
+            d1 = sa * u1 + cb * (w2 * u0 - w0 * u2)
+            d2 = sa * u2 + cb * (w0 * u1 - w1 * u0)
+            e0 += sign * (y[o] * d0 + y[o + 1] * d1 + y[o + 2] * d2 + w[c + 3])
+            e1 += sign * (y[o + 3] * d0 + y[o + 4] * d1 + y[o + 5] * d2 + w[c + 4])
+            e2 += sign * (y[o + 6] * d0 + y[o + 7] * d1 + y[o + 8] * d2 + w[c + 5])
+        out[3 * k] = phi0[3 * k] + e0
+        out[3 * k + 1] = phi0[3 * k + 1] + e1
+        out[3 * k + 2] = phi0[3 * k + 2] + e2
+
+
+@njit(cache=True, inline="always")
 def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) -> tuple:
     """Row r of R hat(p) for the body whose state starts at o (R row-major at y[o : o + 9])."""
     R0 = y[o + 3 * r]
@@ -378,8 +425,8 @@ def saddle_matrix(K: np.ndarray, nv: int, nm: int, Hrot: np.ndarray, trans: np.n
                   has_e: bool) -> None:
     """The rigid machinery's dense saddle-point matrix K[:n, :n] = [[H, C], [D, E]] (n = nv + nm) with
     H = blockdiag(Hrot_i, trans_i I_3) (Hrot_i alone for a pinned body; body i at v_off[i]); C is given as
-    nv x nm, or as its transpose (nm x nv) when ``c_transposed``; E = 0 unless ``has_e``. For the dense solves
-    of lgvi and lie_galpha (their structured solves fall back to it)."""
+    nv x nm, or as its transpose (nm x nv) when ``c_transposed``; E = 0 unless ``has_e``. For lgvi's dense
+    fallback (a singular inertia block; its structured solve is the band Schur complement)."""
     n = nv + nm
     for r in range(n):
         for c in range(n):

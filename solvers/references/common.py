@@ -62,11 +62,21 @@ def _integrate(rhs, y0, t: np.ndarray, rtol: float | None = None, atol: float | 
     f = rhs
     if deadline is not None:
         calls = [0]
+        start = time.monotonic()
+        t_end = float(t[-1])
 
         def f(t_, y):
             calls[0] += 1
-            if calls[0] % 200 == 0 and time.monotonic() > deadline:
-                raise TooLongError(f"the reference integration passed its time budget at t = {t_:.4g} s")
+            if calls[0] % 200 == 0:
+                now = time.monotonic()
+                if now > deadline:
+                    raise TooLongError(f"the reference integration passed its time budget at t = {t_:.4g} s")
+                # hopeless: after a tenth of the budget, on pace for more than 1.2 times the budget (the pace of a
+                # falling mechanism only slows down as it speeds up, so this estimate is rather low)
+                budget = deadline - start
+                if now - start > 0.1 * budget and t_ > 0 and (now - start) * t_end / t_ > 1.2 * budget:
+                    raise TooLongError(f"the reference integration is on pace to take {(now - start) * t_end / t_:.0f}"
+                                       f" s, beyond its time budget")
             return rhs(t_, y)
 
     sol = solve_ivp(f, (0.0, float(t[-1])), y0, method="DOP853", rtol=rtol, atol=atol, dense_output=True)
