@@ -244,16 +244,15 @@ def band_lu_solve(A: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int, kl: int
 
 
 @njit(cache=True, inline="always")
-def band_cholesky_solve_lower(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n: int, kl: int) -> bool:
-    """Solve S x = b[b0 : b0 + n] for a symmetric positive definite band matrix S given by its lower band in rows
-    r0 .. r0 + n - 1 of A (entry (r, c), c <= r, at A[r0 + r, c - r + kl]), by the Cholesky factorisation
-    S = L L^T in place; b[b0 : b0 + n] holds x on return. Returns False if S is not numerically positive definite
-    (a pivot below 1e-14 of the largest diagonal entry, or not finite)."""
+def band_cholesky_factor(A: np.ndarray, r0: int, n: int, kl: int) -> bool:
+    """Cholesky factorisation S = L L^T in place of a symmetric positive definite band matrix S given by its lower
+    band in rows r0 .. r0 + n - 1 of A (entry (r, c), c <= r, at A[r0 + r, c - r + kl]). Returns False if S is
+    not numerically positive definite (a pivot below 1e-14 of the largest diagonal entry, or not finite)."""
     scale = 0.0
     for j in range(n):
         scale = max(scale, A[r0 + j, kl])
     if not (scale > 0.0 and np.isfinite(scale)):
-        return False
+        return n == 0
     tiny = 1e-14 * scale
     for j in range(n):
         s = A[r0 + j, kl]
@@ -269,6 +268,12 @@ def band_cholesky_solve_lower(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n:
             for p in range(max(0, i - kl), j):
                 s -= A[r0 + i, _u(p - i + kl)] * A[r0 + j, _u(p - j + kl)]
             A[r0 + i, _u(j - i + kl)] = s / d
+    return True
+
+
+@njit(cache=True, inline="always")
+def band_cholesky_solve(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n: int, kl: int) -> None:
+    """Solve S x = b[b0 : b0 + n] with the factor of band_cholesky_factor; b holds x on return."""
     for i in range(n):  # L y = b
         s = b[b0 + i]
         for p in range(max(0, i - kl), i):
@@ -279,4 +284,12 @@ def band_cholesky_solve_lower(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n:
         for p in range(i + 1, min(n, i + kl + 1)):
             s -= A[r0 + p, _u(i - p + kl)] * b[b0 + p]
         b[b0 + i] = s / A[r0 + i, kl]
+
+
+@njit(cache=True, inline="always")
+def band_cholesky_solve_lower(A: np.ndarray, r0: int, b: np.ndarray, b0: int, n: int, kl: int) -> bool:
+    """band_cholesky_factor, then band_cholesky_solve of b[b0 : b0 + n]; False if S is not positive definite."""
+    if not band_cholesky_factor(A, r0, n, kl):
+        return False
+    band_cholesky_solve(A, r0, b, b0, n, kl)
     return True

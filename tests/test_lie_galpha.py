@@ -315,7 +315,8 @@ def test_schur_and_dense_paths_solve_the_same_system(variant, case):
     stab2 = variant == "stab2"
     nv, nm = int(rd[10][-1]), 3 * nj
     m = 2 * nm if stab2 else nm
-    kl, width = jt.schur_storage(m, 2 * int(rd[15][0]) + 1 if stab2 else int(rd[15][0]))
+    ninc, incj, incs, band = jt.topology_of(rd)
+    kl, width = jt.schur_storage(m, 2 * int(band) + 1 if stab2 else int(band))
     assert (kl < 0) == (case == "pendulum")
     h, gb = 1e-2, 1.9
     Arot = rng.normal(size=(nb, 3, 3)) + 4.0 * np.eye(3)
@@ -337,7 +338,7 @@ def test_schur_and_dense_paths_solve_the_same_system(variant, case):
     def dense(blocks):
         dx = np.zeros(nv + m)
         assert lg._dense_solve(np.empty((nv + m, nv + m)), stab2, h, gb, blocks, atr, Ts, KTs, G1, Gn, Zb, r1, r2,
-                               r3, rd[6], rd[10], rd[12], rd[13], rd[14], dx)
+                               r3, rd[6], rd[10], ninc, incj, incs, dx)
         return dx
 
     expected = np.linalg.solve(_dense_iteration_matrix(rd, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb), -r)

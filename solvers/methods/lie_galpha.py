@@ -356,7 +356,8 @@ def _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r
     joints.schur_storage with half bandwidth kl (-1: dense), factorised by LU with partial pivoting
     (joints.schur_factor; S' is not symmetric). dx = [dDq, dmu, dnu] (dnu only for stab2); dmu, dnu scratch.
     """
-    pinned, v_off, ninc, incj, incs = rd[6], rd[10], rd[12], rd[13], rd[14]
+    pinned, v_off = rd[6], rd[10]
+    ninc, incj, incs, _band = joints.topology_of(rd)
     nb = Arot.shape[0]
     nm = r2.shape[0]
     m = 2 * nm if stab2 else nm
@@ -535,13 +536,13 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd):
     with H = I (joints.schur_storage). Returns False if B B^T is singular.
     """
     jb, jp, pinned, y_off, v_off = rd[3], rd[4], rd[6], rd[9], rd[10]
-    ninc, incj, incs = rd[12], rd[13], rd[14]
+    ninc, incj, incs, band = joints.topology_of(rd)
     nb = pinned.shape[0]
     nj = jb.shape[0]
     nm = 3 * nj
     if nm == 0:
         return True
-    kl, width = joints.schur_storage(nm, rd[15][0])
+    kl, width = joints.schur_storage(nm, band)
     G = np.zeros((nj, 2, 3, 3))
     joints.joint_blocks(jb, jp, y_off, y, G)
     b = np.zeros(nm)
@@ -622,14 +623,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     nb = mass.shape[0]
     nj = jb.shape[0]
     pinned, com, y_off, v_off = rd[6], rd[8], rd[9], rd[10]  # pinned bodies (seed 004 eq. 68): rotational blocks
-    ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it (B in 3x3 joint blocks)
+    ninc, incj, incs, band = joints.topology_of(rd)  # per body, the joint sides that touch it (B in 3x3 joint blocks)
     nv = rigid.n_velocity(rd)
     nm = 3 * nj
     m = 2 * nm if stab2 else nm
     n = nv + m
     # the Schur complement's half bandwidth: index3 joints.band_of, stab2 (6x6 blocks per joint pair) 2 band + 1;
     # band storage, or dense when the band covers the matrix (the double pendulum)
-    band = rd[15][0]
     if stab2 and nm > 0:
         band = 2 * band + 1
     kl, width = joints.schur_storage(m, band)

@@ -121,9 +121,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     jb = rd[3]
     jp = rd[4]
     nj = jb.shape[0]
-    ninc, incj, incs = rd[12], rd[13], rd[14]  # per body, the joint sides that touch it (B in 3x3 joint blocks)
+    # per body, the joint sides that touch it (B in 3x3 joint blocks); local copies (measured faster than views)
+    ninc, incj, incs, band = joints.topology_of(rd)
+    ninc, incj, incs = ninc.copy(), incj.copy(), incs.copy()
     # the Schur complements are band matrices (block-tridiagonal on a chain, joints.band_of); dense when small
-    kl, width = joints.schur_storage(nm, rd[15][0])
+    kl, width = joints.schur_storage(nm, band)
     G0 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_n)
     G1 = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_{n+1}) (stage b)
     Gc = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B at the first iterate of stage (a): C = Gc T, frozen
@@ -337,7 +339,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 a_rhs[o + r] -= hh * f[o + r]
                 if not pinned[i]:
                     a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
-        if not joints.project_momentum(S, kl, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
+        if not joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
                                        w):
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved

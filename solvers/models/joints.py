@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit, uint64
 
 from ..linalg import (
-    band_cholesky_solve_lower,
+    band_cholesky_factor,
+    band_cholesky_solve,
     band_lu_factor,
     band_lu_solve,
     band_width,
@@ -284,6 +285,16 @@ def bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
             out[o + 3 + r] -= sign * nu[3 * k + r] * scale
 
 
+@njit(cache=True, inline="always")
+def topology_of(data: tuple) -> tuple:
+    """(ninc, incj, incs, band) from the rigid data tuple's topology array (rigid.make_data): per body the number of
+    joint sides touching it and their joints and sides (views), and the Schur complement's half bandwidth."""
+    topo = data[12]
+    nb = data[0].shape[0]
+    width = (topo.shape[1] - 1) // 2
+    return topo[:nb, 0], topo[:nb, 1 : 1 + width], topo[:nb, 1 + width :], topo[nb, 0]
+
+
 @njit(cache=True)
 def band_of(jb: np.ndarray, nb: int) -> int:
     """Half bandwidth of the multipliers' Schur complement B X B^T (X block diagonal per body): 3 d + 2, d the
@@ -336,12 +347,21 @@ def schur_solve(S, kl, piv, b, n) -> None:
 
 
 @njit(cache=True, inline="always")
-def schur_solve_spd(S, kl, b, n) -> bool:
-    """Solve with a symmetric positive definite Schur complement in the storage of schur_storage (band: Cholesky;
-    dense: Gaussian elimination). False if it is singular."""
+def schur_factor_spd(S, kl, piv, n) -> bool:
+    """Factorise a symmetric positive definite Schur complement in the storage of schur_storage (band: Cholesky;
+    dense: LU with partial pivoting, piv). False if it is singular."""
     if kl < 0:
-        return lu_solve_inplace(S, b, n)
-    return band_cholesky_solve_lower(S, 0, b, 0, n, kl)
+        return lu_factor_inplace(S, piv, n)
+    return band_cholesky_factor(S, 0, n, kl)
+
+
+@njit(cache=True, inline="always")
+def schur_solve_spd(S, kl, piv, b, n) -> None:
+    """Solve with the factors of schur_factor_spd; b[:n] holds the solution on return."""
+    if kl < 0:
+        lu_solve_factored(S, piv, b, n)
+    else:
+        band_cholesky_solve(S, 0, b, 0, n, kl)
 
 
 @njit(cache=True, inline="always")
@@ -366,6 +386,12 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
     (band_of): entry (r, c) at S[r, c - r + kl]; or dense (S[r, c]) when kl < 0 (schur_storage).
     """
     schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs)
+    schur_matrix_add(S, kl, i, X, im, Gl, Gr, ninc, incj, incs, V)
+
+
+@njit(cache=True, inline="always")
+def schur_matrix_add(S, kl, i, X, im, Gl, Gr, ninc, incj, incs, V) -> None:
+    """S += Dl H_i^-1 Cr^T for body i (the matrix half of schur_add; arguments as there)."""
     lead = 0 if kl < 0 else 1
     for m2 in range(ninc[i]):
         ll = incj[i, m2]
@@ -389,12 +415,25 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
 
 
 @njit(cache=True, inline="always")
-def project_momentum(S, kl, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
+def factor_mass_schur(S, kl, piv, nm, G, jinv, mass, ninc, incj, incs, V) -> bool:
+    """Assemble and factorise (schur_factor_spd) the nm x nm Schur complement B M^-1 B^T of M = blockdiag(J_i,
+    m_i I) at the joint blocks G (storage of schur_storage: lower bandwidth kl, or dense for kl < 0). False if
+    singular."""
+    for r in range(S.shape[0]):
+        for c in range(S.shape[1]):
+            S[r, c] = 0.0
+    for i in range(mass.shape[0]):
+        schur_matrix_add(S, kl, i, jinv[i], 1.0 / mass[i], G, G, ninc, incj, incs, V)
+    return schur_factor_spd(S, kl, piv, nm)
+
+
+@njit(cache=True, inline="always")
+def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
     """w with M w + B^T nu = p, B w = 0 (M = blockdiag(J_i, m_i I), B with the joint blocks G at one
-    configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in band storage (S (nm, band), lower
-    bandwidth kl: band_of; symmetric positive definite, so factorised by Cholesky), then w = M^-1 (p - B^T nu).
-    The velocity stages of lgvi (DH) and RATTLie (stage b).
-    Returns False if the Schur complement is singular."""
+    configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in the storage of schur_storage (S, piv; band:
+    Cholesky, it is symmetric positive definite), then w = M^-1 (p - B^T nu). The velocity stages of lgvi (DH) and
+    RATTLie (stage b); S and piv keep the factors (RATTLie's next Newton iteration matrix). Returns False if the
+    Schur complement is singular."""
     nm = nu.shape[0]
     for r in range(nm):
         nu[r] = 0.0
@@ -408,8 +447,9 @@ def project_momentum(S, kl, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, 
             if not pinned[i]:
                 w[o + 3 + r] = p[o + 3 + r] * im
         schur_add(S, kl, nu, 1.0, i, o, jinv[i], w[o], w[o + 1], w[o + 2], w, 1.0, im, G, G, ninc, incj, incs, V)
-    if not schur_solve_spd(S, kl, nu, nm):
+    if not schur_factor_spd(S, kl, piv, nm):
         return False
+    schur_solve_spd(S, kl, piv, nu, nm)
     for i in range(mass.shape[0]):  # w -= M^-1 B^T nu
         o = v_off[i]
         c0, c1, c2 = bt_rot(G, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from ..linalg import band_cholesky_solve_lower, lu_solve_inplace
+from .joints import topology_of
 from .rigid import gravity_moment, n_velocity
 
 
@@ -115,7 +116,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data[11]):
     S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K, symmetric positive definite), then
     dw/dt = M^-1 (f - B^T lambda). S is assembled per body from the 3x3 joint blocks of B and factorised by a
-    banded Cholesky factorisation (half bandwidth data[15][0], joints.band_of; block-tridiagonal on a chain), so
+    banded Cholesky factorisation (half bandwidth from joints.topology_of; block-tridiagonal on a chain), so
     the cost is linear in the number of bodies of a chain.
 
     Scratch: b[:nv] holds M^-1 f, b[nv:] the multipliers; row nv + 3k + r of A holds row 3k + r of S's lower band
@@ -124,7 +125,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     """
     mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
     pinned, y_off, v_off, jinv = data[6], data[9], data[10], data[11]
-    ninc, incj, incs, kl = data[12], data[13], data[14], data[15][0]
+    ninc, incj, incs, kl = topology_of(data)
     nb = mass.shape[0]
     nj = jb.shape[0]
     nv = v_off[nb]
