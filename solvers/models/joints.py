@@ -415,25 +415,11 @@ def schur_matrix_add(S, kl, i, X, im, Gl, Gr, ninc, incj, incs, V) -> None:
 
 
 @njit(cache=True, inline="always")
-def factor_mass_schur(S, kl, piv, nm, G, jinv, mass, ninc, incj, incs, V) -> bool:
-    """Assemble and factorise (schur_factor_spd) the nm x nm Schur complement B M^-1 B^T of M = blockdiag(J_i,
-    m_i I) at the joint blocks G (storage of schur_storage: lower bandwidth kl, or dense for kl < 0). False if
-    singular."""
-    for r in range(S.shape[0]):
-        for c in range(S.shape[1]):
-            S[r, c] = 0.0
-    for i in range(mass.shape[0]):
-        schur_matrix_add(S, kl, i, jinv[i], 1.0 / mass[i], G, G, ninc, incj, incs, V)
-    return schur_factor_spd(S, kl, piv, nm)
-
-
-@njit(cache=True, inline="always")
 def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
     """w with M w + B^T nu = p, B w = 0 (M = blockdiag(J_i, m_i I), B with the joint blocks G at one
     configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in the storage of schur_storage (S, piv; band:
     Cholesky, it is symmetric positive definite), then w = M^-1 (p - B^T nu). The velocity stages of lgvi (DH) and
-    RATTLie (stage b); S and piv keep the factors (RATTLie's next Newton iteration matrix). Returns False if the
-    Schur complement is singular."""
+    RATTLie (stage b). Returns False if the Schur complement is singular."""
     nm = nu.shape[0]
     for r in range(nm):
         nu[r] = 0.0
