@@ -13,6 +13,7 @@ import pytest
 
 import solvers
 from solvers.methods import lie_galpha as lg
+from solvers.methods import lie_galpha_system as lgs
 from solvers.models import joints as jt
 from solvers.models import rigid, rigid_dae
 from solvers.references import solutions as ref
@@ -329,7 +330,7 @@ def test_schur_and_dense_paths_solve_the_same_system(variant, case):
 
     def schur(blocks):
         dx = np.zeros(nv + m)
-        ok = lg._schur_solve(rd, kl, stab2, h, gb, blocks, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3,
+        ok = lgs._schur_solve(rd, kl, stab2, h, gb, blocks, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3,
                              np.empty((nb, 3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((2 * nj, 6, 3)),
                              np.empty((2 * nj, 3, 3)), np.empty((2 * nj, 3, 6)), np.empty((m, width)),
                              np.empty(m, dtype=np.int64), np.empty(m), np.empty(nv), np.empty(nm), np.zeros(nm), dx)
@@ -337,7 +338,7 @@ def test_schur_and_dense_paths_solve_the_same_system(variant, case):
 
     def dense(blocks):
         dx = np.zeros(nv + m)
-        assert lg._dense_solve(np.empty((nv + m, nv + m)), stab2, h, gb, blocks, atr, Ts, KTs, G1, Gn, Zb, r1, r2,
+        assert lgs._dense_solve(np.empty((nv + m, nv + m)), stab2, h, gb, blocks, atr, Ts, KTs, G1, Gn, Zb, r1, r2,
                                r3, rd[6], rd[10], ninc, incj, incs, dx)
         return dx
 
@@ -348,7 +349,7 @@ def test_schur_and_dense_paths_solve_the_same_system(variant, case):
     np.testing.assert_allclose(dense(Arot), expected, rtol=1e-9, atol=1e-12)
     singular = Arot.copy()
     singular[2, 2, :] = singular[2, 0, :] + singular[2, 1, :]  # rank 2: the Schur path declines, the dense one solves
-    assert not lg._inv3_conditioned(singular[2], np.empty((3, 3)))
+    assert not lgs._inv3_conditioned(singular[2], np.empty((3, 3)))
     assert not schur(singular)[0]
     expected = np.linalg.solve(_dense_iteration_matrix(rd, stab2, h, gb, singular, atr, Ts, KTs, G1, Gn, Zb), -r)
     np.testing.assert_allclose(dense(singular), expected, rtol=1e-9, atol=1e-12)

@@ -83,3 +83,27 @@ def test_mujoco_columns() -> None:
     slow, _, used = scaling.step_states(model, s0, 50, loop="python")
     assert used == "python" and np.array_equal(fast, slow)
     assert 0 < scaling.call_overhead(1000) < 1e3
+
+
+def _per_body(result: dict) -> dict[tuple[str, int], float]:
+    return {(r["column"], r["N"]): r["us_per_step_per_body"] for r in result["rows"]}
+
+
+def test_the_cost_per_body_is_flat_from_8_to_64_rods() -> None:
+    """Issue 16's linear cost: (us/step)/N at N = 64 within 1.5x of N = 8 for rattlie and lgvi (measured 1.00-1.02,
+    docs/performance.md), and for rk4 and lie_galpha too; the dense O(N^3) solves gave 85x for rattlie."""
+    out = scaling.measure((8, 64), steps=300, repeat=3, with_mujoco=False, methods=("rattlie", "lgvi", "rk4",
+                                                                                    "lie_galpha"))
+    cost = _per_body(out)
+    for m in ("rattlie", "lgvi", "rk4", "lie_galpha"):
+        assert cost[(m, 64)] <= 1.5 * cost[(m, 8)], (m, cost[(m, 8)], cost[(m, 64)])
+
+
+def test_ahead_of_mujoco_rk4_on_long_chains() -> None:
+    """rattlie and lgvi per step at N = 32 and 64 no slower than MuJoCo's RK4 on the same chain, same run."""
+    pytest.importorskip("mujoco")
+    out = scaling.measure((32, 64), steps=300, repeat=2, with_mujoco=True, methods=("rattlie", "lgvi"))
+    us = {(r["column"], r["N"]): r["us_per_step"] for r in out["rows"]}
+    for n in (32, 64):
+        for m in ("rattlie", "lgvi"):
+            assert us[(m, n)] <= us[("mujoco_rk4", n)], (m, n, us[(m, n)], us[("mujoco_rk4", n)])

@@ -260,11 +260,12 @@ def verify_mujoco(n: int = CHECK_N, h: float = CHECK_H, t_end: float = CHECK_T, 
 
 
 def measure(sizes: tuple[int, ...] = SIZES, steps: int = STEPS, repeat: int = 3, budget: float = BUDGET_S,
-            with_mujoco: bool | None = None, loop: str = "rollout") -> dict[str, Any]:
+            with_mujoco: bool | None = None, loop: str = "rollout",
+            methods: tuple[str, ...] = METHODS) -> dict[str, Any]:
     """Every (N, column) row, with the run's settings; MuJoCo columns when ``with_mujoco`` (default: if importable)."""
     use_mj = has_mujoco() if with_mujoco is None else with_mujoco
     t0 = time.perf_counter()
-    rows = [our_run(m, n, steps, repeat, budget) for n in sizes for m in METHODS]
+    rows = [our_run(m, n, steps, repeat, budget) for n in sizes for m in methods]
     out: dict[str, Any] = {
         "benchmark": BENCHMARK, "h": H, "steps": steps, "repeat": repeat, "budget_s": budget, "sizes": list(sizes),
         "energy_error_rel": "max |E - E0| over the run / (E0 - U_min), U_min: the chain hanging straight down",
