@@ -454,14 +454,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         S[r, c] = 0.0
                 for i in range(nb):
                     o = v_off[i]
-                    # W = T_i A_i^-1
-                    for r in range(3):
-                        for c in range(3):
-                            W[r, c] = Tm[i, r, 0] * Ainv[i, 0, c] + Tm[i, r, 1] * Ainv[i, 1, c] \
-                                + Tm[i, r, 2] * Ainv[i, 2, c]
-                    t0 = W[0, 0] * r1[o] + W[0, 1] * r1[o + 1] + W[0, 2] * r1[o + 2]
-                    t1 = W[1, 0] * r1[o] + W[1, 1] * r1[o + 1] + W[1, 2] * r1[o + 2]
-                    t2 = W[2, 0] * r1[o] + W[2, 1] * r1[o + 1] + W[2, 2] * r1[o + 2]
+                    t0, t1, t2 = joints.tangent_times_inverse(Tm, Ainv, i, W, r1, o)  # W = T_i A_i^-1
                     im = 1.0 / mass[i]
                     joints.schur_add(S, kl, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs,
                                      V)

@@ -182,13 +182,7 @@ def _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r
                 rhs[p] = r2[p]
             for i in range(nb):
                 o = v_off[i]
-                for r in range(3):  # Wx = T_i Ainv_i: D A^-1 = B (T A^-1)
-                    for c in range(3):
-                        Wx[r, c] = Ts[i, r, 0] * Ainv[i, 0, c] + Ts[i, r, 1] * Ainv[i, 1, c] \
-                            + Ts[i, r, 2] * Ainv[i, 2, c]
-                t0 = Wx[0, 0] * r1[o] + Wx[0, 1] * r1[o + 1] + Wx[0, 2] * r1[o + 2]
-                t1 = Wx[1, 0] * r1[o] + Wx[1, 1] * r1[o + 1] + Wx[1, 2] * r1[o + 2]
-                t2 = Wx[2, 0] * r1[o] + Wx[2, 1] * r1[o + 1] + Wx[2, 2] * r1[o + 2]
+                t0, t1, t2 = joints.tangent_times_inverse(Ts, Ainv, i, Wx, r1, o)  # Wx = T_i Ainv_i: D A^-1 = B T A^-1
                 joints.schur_add(S, kl, rhs, -1.0, i, o, Wx, t0, t1, t2, r1, 1.0 / atr[i], 1.0 / atr[i], G1, G1,
                                  ninc, incj, incs, V)
         if not joints.schur_factor(S, kl, piv, m):

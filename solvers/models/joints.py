@@ -365,6 +365,18 @@ def schur_solve_spd(S, kl, piv, b, n) -> None:
 
 
 @njit(cache=True, inline="always")
+def tangent_times_inverse(T, Ainv, i, W, r, o) -> tuple:
+    """W = T[i] Ainv[i] (3x3) and W r[o : o + 3] as three numbers: body i's rotational block of D A^-1 when the rows
+    of D carry the tangent operator T (the Newton matrices of lgvi and lie_galpha; schur_add's X and t)."""
+    for a in range(3):
+        for c in range(3):
+            W[a, c] = T[i, a, 0] * Ainv[i, 0, c] + T[i, a, 1] * Ainv[i, 1, c] + T[i, a, 2] * Ainv[i, 2, c]
+    return (W[0, 0] * r[o] + W[0, 1] * r[o + 1] + W[0, 2] * r[o + 2],
+            W[1, 0] * r[o] + W[1, 1] * r[o + 1] + W[1, 2] * r[o + 2],
+            W[2, 0] * r[o] + W[2, 1] * r[o + 1] + W[2, 2] * r[o + 2])
+
+
+@njit(cache=True, inline="always")
 def schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs) -> None:
     """rhs += coef Dl H_i^-1 r for body i (the right-hand side half of schur_add; arguments as there)."""
     for mi in range(ninc[i]):

@@ -17,12 +17,9 @@ from .joints import topology_of
 from .rigid import gravity_moment, n_velocity
 
 
-@njit(cache=True, inline="always")  # one joint side's rows of B and gamma (rhs): scalars, no array views
-def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp: np.ndarray, k: int, side: int,
-                row: int, sign: float) -> None:
-    """Add body side's part of joint k (its state offset o, velocity offset v) to the rows ``row..row+2``:
-    B_Omega = sign R hat(a), B_v = -sign I (seed 000 Table 1: sign -1 for body i, +1 for body j) and
-    gamma += sign R (Omega x (Omega x a)), the velocity-squared part of d2/dt2 (R a)."""
+@njit(cache=True, inline="always")
+def _point_and_omega2(y: np.ndarray, o: int, jp: np.ndarray, k: int, side: int) -> tuple:
+    """The joint point a of joint k's side (body frame) and Omega x (Omega x a) for the body at state offset o."""
     a0 = jp[k, side, 0]
     a1 = jp[k, side, 1]
     a2 = jp[k, side, 2]
@@ -32,9 +29,16 @@ def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp:
     s0 = W1 * a2 - W2 * a1  # Omega x a
     s1 = W2 * a0 - W0 * a2
     s2 = W0 * a1 - W1 * a0
-    u0 = W1 * s2 - W2 * s1  # Omega x (Omega x a)
-    u1 = W2 * s0 - W0 * s2
-    u2 = W0 * s1 - W1 * s0
+    return a0, a1, a2, W1 * s2 - W2 * s1, W2 * s0 - W0 * s2, W0 * s1 - W1 * s0
+
+
+@njit(cache=True, inline="always")  # one joint side's rows of B and gamma (rhs): scalars, no array views
+def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp: np.ndarray, k: int, side: int,
+                row: int, sign: float) -> None:
+    """Add body side's part of joint k (its state offset o, velocity offset v) to the rows ``row..row+2``:
+    B_Omega = sign R hat(a), B_v = -sign I (seed 000 Table 1: sign -1 for body i, +1 for body j) and
+    gamma += sign R (Omega x (Omega x a)), the velocity-squared part of d2/dt2 (R a)."""
+    a0, a1, a2, u0, u1, u2 = _point_and_omega2(y, o, jp, k, side)
     for r in range(3):
         R0 = y[o + 3 * r]
         R1 = y[o + 3 * r + 1]
@@ -171,18 +175,7 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
                 sign = -1.0 if sd == 0 else 1.0
                 o = y_off[i]
                 v = v_off[i]
-                a0 = jp[k, sd, 0]
-                a1 = jp[k, sd, 1]
-                a2 = jp[k, sd, 2]
-                W0 = y[o + 12]
-                W1 = y[o + 13]
-                W2 = y[o + 14]
-                s0 = W1 * a2 - W2 * a1  # Omega x a
-                s1 = W2 * a0 - W0 * a2
-                s2 = W0 * a1 - W1 * a0
-                u0 = W1 * s2 - W2 * s1  # Omega x (Omega x a)
-                u1 = W2 * s0 - W0 * s2
-                u2 = W0 * s1 - W1 * s0
+                a0, a1, a2, u0, u1, u2 = _point_and_omega2(y, o, jp, k, sd)
                 for r in range(3):
                     R0 = y[o + 3 * r]
                     R1 = y[o + 3 * r + 1]

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from . import rigid
-from .base import Benchmark, Model, Param, Scales
-from .spatial_double_pendulum import rod_mass_inertia
+from .base import Benchmark, Model, Param
+from .spatial_double_pendulum import rod_mass_inertia, rods_model
 
 MIN_RODS = 2
 MAX_RODS = 64
@@ -60,24 +60,7 @@ def build(p: dict[str, Any]) -> Model:
     joints = [(0, lo, -1, [0.0, 0.0, 0.0])] + [(i, lo, i - 1, hi) for i in range(1, n)]
     data = rigid.make_data([m] * n, [J] * n, [0.0, 0.0, p["g"]], joints)
     y0 = rigid.place_bodies(data, initial_rotations(n, p["turn"]), [np.zeros(3)] * n)
-    tip = np.array(hi)
-
-    def points(states: np.ndarray) -> np.ndarray:
-        s = rigid.unpack(data, states)
-        ends = s["x"] + np.einsum("nbij,j->nbi", s["R"], tip)  # the upper end of every rod
-        return np.concatenate([np.zeros((states.shape[0], 1, 3)), ends], axis=1)
-
-    length = n * p["rod_length"]
-    # lowest potential: the chain hanging along +e3, rod i's centre at depth (i + 1/2) l
-    return Model(
-        "rigid",
-        data,
-        y0,
-        lambda st: rigid.unpack(data, st),
-        points,
-        ("O", *(f"P{i + 1}" for i in range(n))),
-        scales=Scales(length, -m * p["g"] * p["rod_length"] * n * n / 2.0, 0.01 * length),
-    )
+    return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", *(f"P{i + 1}" for i in range(n))))
 
 
 BENCHMARK = Benchmark(

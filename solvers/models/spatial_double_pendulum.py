@@ -39,25 +39,24 @@ def build(p: dict[str, Any]) -> Model:
         [m, m], [J, J], [0.0, 0.0, p["g"]], [(0, lo, -1, [0.0, 0.0, 0.0]), (1, lo, 0, hi)]
     )
     y0 = rigid.place_bodies(data, [p["R1"], p["R2"]], [p["Omega1"], p["Omega2"]])
-    tip = np.array(hi)
+    return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", "A", "B"))
+
+
+def rods_model(data: tuple, y0: np.ndarray, length: float, m: float, g: float, names: tuple[str, ...]) -> Model:
+    """The Model of n rods of mass m and the given length joined end to end from a pivot at O (B1, B7): drawn
+    points O and every rod's upper end [0, l/2, 0]; scales from the chain hanging along +e3 (rod i's centre at depth
+    (i + 1/2) l, so the lowest potential is -m g l n^2 / 2)."""
+    n = data[0].shape[0]
+    tip = np.array([0.0, length / 2.0, 0.0])
 
     def points(states: np.ndarray) -> np.ndarray:
         s = rigid.unpack(data, states)
-        R, x = s["R"], s["x"]
-        a = x[:, 0] + R[:, 0] @ tip
-        b = x[:, 1] + R[:, 1] @ tip
-        return np.stack([np.zeros_like(a), a, b], axis=1)
+        ends = s["x"] + np.einsum("nbij,j->nbi", s["R"], tip)  # the upper end of every rod
+        return np.concatenate([np.zeros((states.shape[0], 1, 3)), ends], axis=1)
 
-    return Model(
-        "rigid",
-        data,
-        y0,
-        lambda st: rigid.unpack(data, st),
-        points,
-        ("O", "A", "B"),
-        # lowest potential: both rods hanging along +e3, centres of mass at depths l/2 and 3l/2
-        scales=Scales(4 * half, -m * p["g"] * 4 * half, 0.01 * 4 * half),
-    )
+    span = n * length
+    return Model("rigid", data, y0, lambda st: rigid.unpack(data, st), points, names,
+                 scales=Scales(span, -m * g * length * n * n / 2.0, 0.01 * span))
 
 
 BENCHMARK = Benchmark(
