@@ -161,22 +161,10 @@ _joint_blocks = njit(inline="always")(joints.joint_blocks.py_func)
 
 
 @njit(cache=True, inline="always")
-def _configure(rd, y, w, Ts, yn):
-    """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y) and Ts[i] = T(w_Omega_i).
-
-    (rigid.advance_configuration, lie.tangent_into; docs/algorithms.md section 0.)
-    """
-    rigid.advance_configuration(rd, y, w, yn)
-    v_off = rd[10]
-    for i in range(Ts.shape[0]):
-        lie.tangent_into(w[v_off[i] : v_off[i] + 3], Ts[i])
-
-
-@njit(cache=True, inline="always")
 def _configure_step(rd, y, w, Ts, sc, yn):
-    """_configure in the step loop, the same operations without per-body array views: yn = q exp(w), Ts[i] =
-    T(w_Omega_i) = I - cosc2 W + sinc3 W^2 (lie.tangent_into), and sc[i] = (sinc1, cosc2)(|w_Omega_i|) for
-    joints.constraint_residual_step."""
+    """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y), Ts[i] = T(w_Omega_i) =
+    I - cosc2 W + sinc3 W^2 (lie.tangent_into, without per-body array views), and sc[i] =
+    (sinc1, cosc2)(|w_Omega_i|) for joints.constraint_residual_step."""
     pinned, y_off, v_off = rd[6], rd[9], rd[10]
     for i in range(pinned.shape[0]):
         c = v_off[i]
@@ -238,7 +226,7 @@ def _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, a, lam, vtmp, yt
         s = d if sgn == 0 else -d
         for r in range(nv):
             w[r] = s * vtmp[r] + 0.5 * s * s * vd[r]
-        _configure(rd, y, w, Ts, ytmp)
+        rigid.advance_configuration(rd, y, w, ytmp)
         for r in range(nv):
             w[r] = vtmp[r] + s * vd[r]
         rigid.set_velocity(rd, ytmp, w)

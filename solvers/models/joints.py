@@ -398,12 +398,6 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
     (band_of): entry (r, c) at S[r, c - r + kl]; or dense (S[r, c]) when kl < 0 (schur_storage).
     """
     schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs)
-    schur_matrix_add(S, kl, i, X, im, Gl, Gr, ninc, incj, incs, V)
-
-
-@njit(cache=True, inline="always")
-def schur_matrix_add(S, kl, i, X, im, Gl, Gr, ninc, incj, incs, V) -> None:
-    """S += Dl H_i^-1 Cr^T for body i (the matrix half of schur_add; arguments as there)."""
     lead = 0 if kl < 0 else 1
     for m2 in range(ninc[i]):
         ll = incj[i, m2]
