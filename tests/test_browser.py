@@ -97,41 +97,51 @@ def run_and_wait(page, expect_kind: str = "done", clicks: list | None = None, sc
 
 
 def choose(page, dropdown_id: str, values: list[str]) -> None:
-    """Make ``values`` the selection of a Dash 4 dropdown, through its popover.
+    """Make ``values`` the selection of a Dash 4 dropdown, in this order, through its popover.
 
-    Each pick is checked (the selection grows by one) and retried once: under load a click can land while the
-    popover of the previous pick is still closing."""
+    The popover is opened once; every option is toggled one at a time, each click's new state awaited before the
+    next (under load a click that lands while the popover re-renders or closes is lost); after the popover closes
+    the labels shown must be the chosen ones, in order. The whole is tried three times."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+    from playwright.sync_api import expect
 
     dropdown = page.locator(f"#{dropdown_id}")
-    items = dropdown.locator(".dash-dropdown-value-item")
-    clear = dropdown.locator(".dash-dropdown-clear")
-    if clear.count():
-        clear.click()
-        page.wait_for_function(
-            """id => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === 0""",
-            arg=dropdown_id,
-        )
-    for n, value in enumerate(values, start=1):
-        for attempt in range(3):
-            option = page.locator(f'[role="option"]:has(input[value="{value}"])')
-            if not option.is_visible():
+    listbox = page.locator(".dash-dropdown-options[role=listbox]")
+
+    def option(value: str):
+        return listbox.locator(f'[role="option"]:has(input[value="{value}"])')
+
+    def toggle(value: str, selected: bool) -> None:
+        if (option(value).get_attribute("aria-selected") == "true") != selected:
+            option(value).click()
+        expect(option(value)).to_have_attribute("aria-selected", str(selected).lower(), timeout=5_000)
+
+    for attempt in range(3):
+        try:
+            if not listbox.is_visible():
                 dropdown.click()
-                option.wait_for(state="visible")
-            if option.get_attribute("aria-selected") != "true":
-                option.click()
-            page.keyboard.press("Escape")
-            try:
-                page.wait_for_function(
-                    """([id, n]) => document.querySelectorAll(`#${id} .dash-dropdown-value-item`).length === n""",
-                    arg=[dropdown_id, n],
-                    timeout=5_000,
-                )
-                break
-            except PlaywrightTimeoutError:
-                if attempt == 2:
-                    raise
-    assert items.count() == len(values)
+                listbox.wait_for(state="visible", timeout=5_000)
+            labels = [option(v).locator(".dash-options-list-option-text").inner_text() for v in values]
+            if listbox.locator("input[type=checkbox]").count():  # multi: clear, then pick in order
+                chosen = listbox.locator('[role="option"][aria-selected="true"] input').evaluate_all(
+                    "inputs => inputs.map(i => i.value)")
+                for value in chosen:
+                    toggle(value, False)
+                for value in values:
+                    toggle(value, True)
+                page.keyboard.press("Escape")
+            else:  # single: the pick closes the popover
+                (value,) = values
+                if option(value).get_attribute("aria-selected") != "true":
+                    option(value).click()
+                else:
+                    page.keyboard.press("Escape")
+            listbox.wait_for(state="hidden", timeout=5_000)
+            expect(dropdown.locator(".dash-dropdown-value-item")).to_have_text(labels, timeout=5_000)
+            return
+        except (PlaywrightTimeoutError, AssertionError):
+            if attempt == 2:
+                raise
 
 
 def field(page, kind: str, name: str, method: str | None = None):
