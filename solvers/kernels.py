@@ -61,7 +61,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 # status codes returned by kernels
 OK = 0
@@ -192,6 +194,49 @@ def record(
 
 
 # ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
+def _borrowed_array(context, builder, aryty, value):
+    src = context.make_array(aryty)(context, builder, value)
+    dst = context.make_array(aryty)(context, builder)
+    for name in ("nitems", "itemsize", "data", "shape", "strides"):
+        setattr(dst, name, getattr(src, name))
+    dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+    dst.parent = cgutils.get_null_value(dst.parent.type)
+    return dst._getvalue()
+
+
+@intrinsic
+def borrowed(typingctx, obj):
+    """The same array (or every array of a tuple) without its reference: passing it on costs no atomic
+    reference counting. Only for arrays that outlive every use of the result (a kernel's arguments)."""
+    if isinstance(obj, types.Array):
+        def codegen(context, builder, sig, args):
+            return _borrowed_array(context, builder, sig.args[0], args[0])
+        return obj(obj), codegen
+    if isinstance(obj, types.BaseTuple) and all(isinstance(t, (types.Array, types.Number, types.Boolean))
+                                                 for t in obj.types):
+        def codegen_tuple(context, builder, sig, args):
+            out = context.get_constant_undef(sig.return_type)
+            for i, t in enumerate(sig.args[0].types):
+                v = builder.extract_value(args[0], i)
+                if isinstance(t, types.Array):
+                    v = _borrowed_array(context, builder, t, v)
+                out = builder.insert_value(out, v, i)
+            return out
+        return obj(obj), codegen_tuple
+    return None
+
+
+@njit(cache=True)
+def keep_alive(owners) -> None:
+    """A use of ``owners`` (the arrays behind kernels.borrowed views) at the end of a kernel, so that numba does not
+    free them after their last direct use while their borrowed views are still in use."""
+
+
+# state_ok and record inlined into a step loop (a compiled call with array arguments costs an atomic reference-count
+# increment and decrement per array every step)
+state_ok_inline = njit(inline="always")(state_ok.py_func)
+record_inline = njit(inline="always")(record.py_func)
+
 CONTINUE, CONVERGED, STALLED = 0, 1, 2
 # a stalled iteration (no longer contracting) is accepted only this close to the tolerance, and counted
 STALL_FACTOR = 100.0

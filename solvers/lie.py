@@ -203,7 +203,7 @@ def sinc1(x):
     of a time step)."""
     if abs(x) < SINC1_SERIES_BELOW:
         x2 = x * x
-        return 1.0 - x2 / 6.0 + x2 * x2 / 120.0 - x2 * x2 * x2 / 5040.0
+        return 1.0 - x2 * (1.0 / 6.0) + x2 * x2 * (1.0 / 120.0) - x2 * x2 * x2 * (1.0 / 5040.0)
     return math.sin(x) / x
 
 
@@ -215,7 +215,7 @@ def cosc2(x):
     """
     if abs(x) < COSC2_SERIES_BELOW:
         x2 = x * x
-        return 0.5 - x2 / 24.0 + x2 * x2 / 720.0
+        return 0.5 - x2 * (1.0 / 24.0) + x2 * x2 * (1.0 / 720.0)
     s = math.sin(0.5 * x) / x
     return 2.0 * s * s
 
@@ -226,7 +226,7 @@ def sinc3(x):
     three terms below 1e-4; above 1e-4 the closed form loses digits by cancellation)."""
     if abs(x) < SINC3_SERIES_BELOW:
         x2 = x * x
-        return 1.0 / 6.0 - x2 / 120.0 + x2 * x2 / 5040.0 - x2 * x2 * x2 / 362880.0
+        return 1.0 / 6.0 - x2 * (1.0 / 120.0) + x2 * x2 * (1.0 / 5040.0) - x2 * x2 * x2 * (1.0 / 362880.0)
     return (x - math.sin(x)) / (x * x * x)
 
 
@@ -238,7 +238,7 @@ def c_coef(x):
     """
     if abs(x) < C_SERIES_BELOW:
         x2 = x * x
-        return 1.0 / 12.0 + x2 / 720.0 + x2 * x2 / 30240.0
+        return 1.0 / 12.0 + x2 * (1.0 / 720.0) + x2 * x2 * (1.0 / 30240.0)
     h = 0.5 * x
     return (1.0 - h * math.cos(h) / math.sin(h)) / (x * x)
 

@@ -152,6 +152,18 @@ _substitute_inline = njit(inline="always")(_substitute.py_func)
 
 
 @njit(inline="always")
+def lu_solve_factored_inline(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
+    """lu_solve_factored, inlined into the caller."""
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    _substitute_inline(LU, b, n)
+
+
+@njit(inline="always")
 def lu_solve_inline(A: np.ndarray, b: np.ndarray, n: int) -> bool:
     """lu_solve_inplace, inlined into the caller (the same operations in the same order)."""
     if not _lu_factor_inline(A, None, b, n):

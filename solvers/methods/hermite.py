@@ -139,8 +139,6 @@ def _forces(cd, Q, F):
 _constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
 _diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
 _lu_solve_factored = njit(inline="always")(lu_solve_factored.py_func)
-_state_ok = njit(inline="always")(kernels.state_ok.py_func)
-_record = njit(inline="always")(kernels.record.py_func)
 
 
 @njit(cache=True, error_model="numpy")
@@ -415,7 +413,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
-        if not _state_ok(ydot):
+        if not kernels.state_ok_inline(ydot):
             info[0] = t + h
             return st, kernels.NONFINITE, n_saved
         # histories for the predictor
@@ -439,7 +437,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w_old[r] = y[n + r]
         _diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         g0_ready = True
-        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
+        n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
     return n_steps, kernels.OK, n_saved
 
 

@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..linalg import inv3_into
+from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
@@ -93,6 +93,7 @@ _B2 = (-1 / 12, 1 / 180, -1 / 6720, 1 / 453600, -1 / 47900160, 1 / 7264857600, -
 # work layout: [hist, f1 (3N), f2 (3N), dx1 (3N), dx2 (3N), lam1 (3K), lam2 (3K), w_older (6N), w_old (6N),
 #               pending state (18N, DL), pending momentum (6N, DL)]
 _HEAD = 1
+_KEEP_BELOW = 1e-3  # simplified Newton: the Newton matrix is kept after updates below this (scaled)
 
 
 @njit(cache=True)
@@ -112,7 +113,7 @@ def _offsets(nb: int, nm: int) -> tuple:
     return o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, o_wo, o_w, o_q, o_p, end
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _horner(c, x2: float) -> float:
     p = 0.0
     for k in range(len(c) - 1, -1, -1):
@@ -120,7 +121,7 @@ def _horner(c, x2: float) -> float:
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: the coefficients a caller does not use are not computed
 def _coefs(x2: float) -> tuple:
     """(a1, a2, a3, b1, b2) at x = sqrt(x2): sin x/x, (1 - cos x)/x^2, (x - sin x)/x^3 and a1'/x, a2'/x.
 
@@ -142,6 +143,32 @@ def _det3(A: np.ndarray) -> float:
     """Determinant of a 3x3 matrix."""
     return (A[0, 0] * (A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]) - A[0, 1] * (A[1, 0] * A[2, 2] - A[1, 2] * A[2, 0])
             + A[0, 2] * (A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]))
+
+
+@njit(cache=True, inline="always")
+def _dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, A) -> None:
+    """A[i] = dg/df at f: a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (docs/algorithms.md
+    section 3), J = inertia[i]."""
+    u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
+    u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
+    u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
+    c0 = f1 * u2 - f2 * u1
+    c1 = f2 * u0 - f0 * u2
+    c2 = f0 * u1 - f1 * u0
+    for c in range(3):
+        j0 = inertia[i, 0, c]
+        j1 = inertia[i, 1, c]
+        j2 = inertia[i, 2, c]
+        fc = f0 if c == 0 else (f1 if c == 1 else f2)
+        A[i, 0, c] = a1 * j0 + a2 * (f1 * j2 - f2 * j1) + (b1 * u0 + b2 * c0) * fc
+        A[i, 1, c] = a1 * j1 + a2 * (f2 * j0 - f0 * j2) + (b1 * u1 + b2 * c1) * fc
+        A[i, 2, c] = a1 * j2 + a2 * (f0 * j1 - f1 * j0) + (b1 * u2 + b2 * c2) * fc
+    A[i, 0, 1] += a2 * u2
+    A[i, 0, 2] -= a2 * u1
+    A[i, 1, 0] -= a2 * u2
+    A[i, 1, 2] += a2 * u0
+    A[i, 2, 0] += a2 * u1
+    A[i, 2, 1] -= a2 * u0
 
 
 @njit(cache=True, inline="always")
@@ -222,7 +249,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     pending node k + 1 (configuration and p^-) is in ``work``; each iteration solves the step from k + 1, which
     fixes lambda_{k+1} and so the reported momentum at k + 1 (module docstring), and makes k + 2 pending.
     """
-    rd = data[0]
+    # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
+    rd = kernels.borrowed(data[0])
+    y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
     mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
     pinned, y_off, v_off = rd[6], rd[9], rd[10]  # pinned bodies: rotational parts only (seed 004 eq. 68)
     nb = mass.shape[0]
@@ -264,7 +293,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     Hrot = np.empty((nb, 3, 3))
     Tm = np.empty((nb, 3, 3))
     Ainv = np.empty((nb, 3, 3))
-    W = np.empty((3, 3))
+    Wc = np.empty((nb, 3, 3))  # T_i A_i^-1 per body, kept with the Newton matrix (simplified Newton)
     V = np.empty((3, 3))
     r1 = np.empty(nv)
     r2 = np.empty(nm)
@@ -287,6 +316,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     w = np.empty(nv)
     acc = np.zeros(ny)
     diag = np.empty(kernels.N_DIAG)
+    # the scratch in the step loop without reference counting; ``own`` keeps it alive to the end (kernels.borrowed)
+    own = (Jinv, ninc, incj, incs, z, nu, q1, G0, G1, Hrot, Tm, Ainv, Wc, V, r1, r2, b, cnu, rhs, S, piv, Bd0,
+           Bd1, K, kr, res, sico, phi0, P, pm, w, acc, diag)
+    (Jinv, ninc, incj, incs, z, nu, q1, G0, G1, Hrot, Tm, Ainv, Wc, V, r1, r2, b, cnu, rhs, S, piv, Bd0, Bd1, K,
+     kr, res, sico, phi0, P, pm, w, acc, diag) = kernels.borrowed(own)
     half = 0.5 * h * h  # nu = half * lambda when the multiplier enters with weight 1/2
     full = h * h  # DL after its first step: nu = h^2 lambda
 
@@ -339,7 +373,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
         # ---- position stage: Newton on seed eqs. 11, 13 and Phi(q_{n+1}) = 0 (module docstring) ----
         status = kernels.NEWTON
-        joints.joint_blocks(jb, jp, y_off, q_start, G0)
+        if not project or s == first:  # DH: B(q_n) is the velocity stage's B(q_{n+1}) of the step before
+            joints.joint_blocks(jb, jp, y_off, q_start, G0)
         rigid.constraint_residual(rd, q_start, phi0)
         brot = 0.0
         btr = 0.0
@@ -362,6 +397,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         prev = np.inf
         code = kernels.CONTINUE
         restarted = False
+        fresh = True  # the Newton matrix is evaluated at this iterate (simplified Newton: kept while it contracts)
+        blocks = schur
         it = 0
         while it < max_iter:
             it += 1
@@ -406,21 +443,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         ctr = max(ctr, abs(cnu[o + 3 + r]))
                     e_rot = max(e_rot, abs(r1[o + r]))
                     crot = max(crot, abs(cnu[o + r]))
-                # A = a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (docs/algorithms.md sec. 3)
-                for c in range(3):
-                    j0 = inertia[i, 0, c]
-                    j1 = inertia[i, 1, c]
-                    j2 = inertia[i, 2, c]
-                    fc = z[o + c]
-                    Hrot[i, 0, c] = a1 * j0 + a2 * (f1 * j2 - f2 * j1) + (b1 * u0 + b2 * c0) * fc
-                    Hrot[i, 1, c] = a1 * j1 + a2 * (f2 * j0 - f0 * j2) + (b1 * u1 + b2 * c1) * fc
-                    Hrot[i, 2, c] = a1 * j2 + a2 * (f0 * j1 - f1 * j0) + (b1 * u2 + b2 * c2) * fc
-                Hrot[i, 0, 1] += a2 * u2
-                Hrot[i, 0, 2] -= a2 * u1
-                Hrot[i, 1, 0] -= a2 * u2
-                Hrot[i, 1, 2] += a2 * u0
-                Hrot[i, 2, 0] += a2 * u1
-                Hrot[i, 2, 1] -= a2 * u0
+                if not fresh:
+                    continue
+                _dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, Hrot)  # the Newton block A_i = dg/df
                 # T(f) = I - a2 hat(f) + a3 hat(f)^2
                 d = 1.0 - a3 * x2
                 Tm[i, 0, 0] = d + a3 * f0 * f0
@@ -441,24 +466,32 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             res[0] = resid
             if not np.isfinite(resid):
                 break
-            joints.joint_blocks(jb, jp, y_off, q1, G1)
-            blocks = schur
-            for i in range(nb):
-                if blocks and not inv3_into(Hrot[i], Ainv[i], 1e-10):
-                    blocks = False
+            if fresh:
+                joints.joint_blocks(jb, jp, y_off, q1, G1)
+                blocks = schur
+                for i in range(nb):
+                    if blocks and not inv3_into_inline(Hrot[i], Ainv[i], 1e-10):
+                        blocks = False
             if blocks:
                 # Schur complement on the multipliers: S dnu = r2 - D H^-1 r1, S = D H^-1 C, D = B(q_{n+1}) T
                 for r in range(nm):
                     rhs[r] = r2[r]
-                    for c in range(S.shape[1]):
-                        S[r, c] = 0.0
+                    if fresh:
+                        for c in range(S.shape[1]):
+                            S[r, c] = 0.0
                 for i in range(nb):
                     o = v_off[i]
-                    t0, t1, t2 = joints.tangent_times_inverse(Tm, Ainv, i, W, r1, o)  # W = T_i A_i^-1
                     im = 1.0 / mass[i]
-                    joints.schur_add(S, kl, rhs, -1.0, i, o, W, t0, t1, t2, r1, im, im, G1, G0, ninc, incj, incs,
-                                     V)
-                if not joints.schur_factor(S, kl, piv, nm):
+                    if fresh:
+                        t0, t1, t2 = joints.tangent_times_inverse(Tm, Ainv, i, Wc[i], r1, o)  # Wc_i = T_i A_i^-1
+                        joints.schur_add(S, kl, rhs, -1.0, i, o, Wc[i], t0, t1, t2, r1, im, im, G1, G0, ninc, incj,
+                                         incs, V)
+                    else:
+                        t0 = Wc[i, 0, 0] * r1[o] + Wc[i, 0, 1] * r1[o + 1] + Wc[i, 0, 2] * r1[o + 2]
+                        t1 = Wc[i, 1, 0] * r1[o] + Wc[i, 1, 1] * r1[o + 1] + Wc[i, 1, 2] * r1[o + 2]
+                        t2 = Wc[i, 2, 0] * r1[o] + Wc[i, 2, 1] * r1[o + 1] + Wc[i, 2, 2] * r1[o + 2]
+                        joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, G1, ninc, incj, incs)
+                if fresh and not joints.schur_factor(S, kl, piv, nm):
                     status = kernels.SINGULAR
                     break
                 joints.schur_solve(S, kl, piv, rhs, nm)
@@ -529,6 +562,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 # a second such root, or none, means the step is too large (docs/methods.md)
                 status = kernels.OK
                 for i in range(nb):
+                    if not fresh:  # the blocks are an earlier iterate's: dg/df at this one
+                        o = v_off[i]
+                        a1, a2, _a3, b1, b2 = _coefs(z[o] * z[o] + z[o + 1] * z[o + 1] + z[o + 2] * z[o + 2])
+                        _dg_df(inertia, i, z[o], z[o + 1], z[o + 2], a1, a2, b1, b2, Hrot)
                     if _det3(Hrot[i]) <= 0.0 < _det3(inertia[i]):
                         status = kernels.DOMAIN
                 if status == kernels.OK or restarted:
@@ -539,7 +576,12 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     for r in range(3):
                         z[v_off[i] + r] = 0.0
                 prev = np.inf
+                fresh = True
                 continue
+            # simplified Newton: the next iteration keeps this Newton matrix while the iterate moves little from
+            # where it was evaluated (the update is then O(|update| |previous update|), nearly Newton's) and the
+            # iteration contracts (kernels.REFRESH); else a fresh one (large steps: Newton's iteration counts)
+            fresh = not blocks or err > _KEEP_BELOW or err > kernels.REFRESH * prev
             prev = err
         kernels.newton_done(code if status == kernels.OK else kernels.CONTINUE, it, maxima)
         if status != kernels.OK:
@@ -575,6 +617,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 o = y_off[i]
                 for r in range(9 if pinned[i] else 12):  # the configuration: R (and x)
                     y[o + r] = q1[o + r]
+            for kk in range(nj):
+                for sd in range(2):
+                    for r in range(3):
+                        for c in range(3):
+                            G0[kk, sd, r, c] = G1[kk, sd, r, c]
         else:
             # lambda_{k+1} is known: report p_{k+1} = p^-_{k+1} - B(q_{k+1})^T nu / (2h); node k + 2 pending
             sc = 0.5 / h
@@ -599,7 +646,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             for r in range(nv):
                 pp[r] = pm[r]
         rigid.set_velocity(rd, y, w)
-        if not kernels.state_ok(y):
+        if not kernels.state_ok_inline(y):
             info[0] = t_start + (k + 1) * h
             return s, kernels.NONFINITE, n_saved
         rigid.difference_acceleration(rd, w_older, w_old, w, h, k + 1, acc)
@@ -607,8 +654,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w_older[r] = w_old[r]
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, diag)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1, stride,
-                                 last)
+        n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t_start + (k + 1) * h, y, diag, k + 1,
+                                        stride, last)
+    kernels.keep_alive(own)
     return n_steps, kernels.OK, n_saved
 
 

@@ -39,10 +39,6 @@ from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
-# the running maxima and samples, inlined into the step loop (a compiled call with ten arguments, arrays among them,
-# costs atomic reference counting every step)
-_record = njit(inline="always")(kernels.record.py_func)
-
 
 @njit(cache=True, inline="always")
 def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarray, out: np.ndarray, o: int) -> None:
@@ -85,7 +81,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     work = [w_{n-1} (6N), w_n (6N), mu_{n-1} (3K), mu_{n-2} (3K)]: previous velocities (acceleration diagnostic,
     predictor) and the last two stage-(a) multipliers (linear extrapolation as predictor).
     """
-    rd = data[0]
+    # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
+    rd = kernels.borrowed(data[0])
+    y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
     mass = rd[0]
     inertia = rd[1]
     Jm = inertia  # indexed as Jm[i, r, c] in the loop: no per-body views (each costs an atomic incref/decref)
@@ -156,12 +154,18 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     sc = np.empty((nb, 2))  # sinc1, cosc2 of each body's rotation increment
     phi0 = np.empty(nm)  # Phi(q_n)
 
+    # the scratch in the step loop without reference counting; ``own`` keeps it alive to the end (kernels.borrowed)
+    own = (Jinv, ninc, incj, incs, G0, G1, Gc, S, piv, V, p, f, w, delta, hd, r1, r2, rhs, Ainv, Wc, Ai3, Tm,
+           Dm, A3, Tt, v3, Jd, y1, acc, d, a_rhs, sc, phi0)
+    (Jinv, ninc, incj, incs, G0, G1, Gc, S, piv, V, p, f, w, delta, hd, r1, r2, rhs, Ainv, Wc, Ai3, Tm, Dm, A3,
+     Tt, v3, Jd, y1, acc, d, a_rhs, sc, phi0) = kernels.borrowed(own)
     # q_n-dependent quantities of the first step; later steps take them from stage (b) of the step before
     # (w = v_{n+1}, f(q_{n+1}), B(q_{n+1}) are exactly the next step's v_n, f(q_n), B(q_n))
     rigid.get_velocity(rd, y, w)
     rigid.potential_gradient(rd, y, f)
     joints.joint_blocks(jb, jp, y_off, y, G0)
     hh = 0.5 * h
+    ih = 1.0 / h  # multiplications in the loop instead of divisions (round-off level)
     for s in range(n_steps):
         k = k0 + s
         t = t_start + k * h
@@ -258,7 +262,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             # Phi(q_n exp(h Delta)) from Phi(q_n) and the increment: no round-off floor eps |x| / h in Phi / h
             joints.constraint_residual_step(rd, y, hd, sc, phi0, r2)
             for r in range(nm):
-                r2[r] /= h
+                r2[r] *= ih
             for r in range(nv):
                 res = max(res, abs(r1[r]))
             for r in range(nm):
@@ -300,8 +304,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     big_x = max(big_x, abs(delta[o + r]))
                 if not pinned[i]:
                     joints.bt_tr_add(ninc, incj, incs, i, o, rhs, 0.5, r1)
+                    im = 1.0 / mass[i]
                     for r in range(3):
-                        dd = -r1[o + 3 + r] / mass[i]
+                        dd = -r1[o + 3 + r] * im
                         delta[o + 3 + r] += dd
                         big_d = max(big_d, abs(dd))
                         big_x = max(big_x, abs(delta[o + 3 + r]))
@@ -344,7 +349,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved
         rigid.set_velocity(rd, y1, w)
-        if not kernels.state_ok(y1):
+        if not kernels.state_ok_inline(y1):
             info[0] = t + h
             return s, kernels.NONFINITE, n_saved
         for r in range(ny):
@@ -354,12 +359,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w_older[r] = w_old[r]
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, d)
-        n_saved = _record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
+        n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
         for kk in range(nj):  # B(q_{n+1}) is the next step's B(q_n)
             for sd in range(2):
                 for r in range(3):
                     for c in range(3):
                         G0[kk, sd, r, c] = G1[kk, sd, r, c]
+    kernels.keep_alive(own)
     return n_steps, kernels.OK, n_saved
 
 

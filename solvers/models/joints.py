@@ -13,13 +13,13 @@ import numpy as np
 from numba import njit, uint64
 
 from ..linalg import (
+    _lu_factor_inline,
     band_cholesky_factor,
     band_cholesky_solve,
     band_lu_factor,
     band_lu_solve,
     band_width,
-    lu_factor_inplace,
-    lu_solve_factored,
+    lu_solve_factored_inline,
     lu_solve_inplace,
 )
 
@@ -240,7 +240,7 @@ def topology(jb: np.ndarray, nb: int, ninc: np.ndarray, incj: np.ndarray, incs: 
                 ninc[body] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def joint_blocks(jb: np.ndarray, jp: np.ndarray, y_off: np.ndarray, q: np.ndarray, G: np.ndarray) -> None:
     """Rotational blocks of B(q) (seed 000 Table 1): G[k, s] = sign_s R hat(point), sign_0 = -1, sign_1 = +1.
 
@@ -333,7 +333,7 @@ def schur_storage(nm: int, kl: int) -> tuple[int, int]:
 def schur_factor(S, kl, piv, n) -> bool:
     """LU factorisation with partial pivoting of a Schur complement in the storage of schur_storage."""
     if kl < 0:
-        return lu_factor_inplace(S, piv, n)
+        return _lu_factor_inline(S, piv, None, n)
     return band_lu_factor(S, piv, n, kl, kl)
 
 
@@ -341,7 +341,7 @@ def schur_factor(S, kl, piv, n) -> bool:
 def schur_solve(S, kl, piv, b, n) -> None:
     """Solve with the factors of schur_factor; b[:n] holds the solution on return."""
     if kl < 0:
-        lu_solve_factored(S, piv, b, n)
+        lu_solve_factored_inline(S, piv, b, n)
     else:
         band_lu_solve(S, piv, b, n, kl, kl)
 
@@ -351,7 +351,7 @@ def schur_factor_spd(S, kl, piv, n) -> bool:
     """Factorise a symmetric positive definite Schur complement in the storage of schur_storage (band: Cholesky;
     dense: LU with partial pivoting, piv). False if it is singular."""
     if kl < 0:
-        return lu_factor_inplace(S, piv, n)
+        return _lu_factor_inline(S, piv, None, n)
     return band_cholesky_factor(S, 0, n, kl)
 
 
@@ -359,7 +359,7 @@ def schur_factor_spd(S, kl, piv, n) -> bool:
 def schur_solve_spd(S, kl, piv, b, n) -> None:
     """Solve with the factors of schur_factor_spd; b[:n] holds the solution on return."""
     if kl < 0:
-        lu_solve_factored(S, piv, b, n)
+        lu_solve_factored_inline(S, piv, b, n)
     else:
         band_cholesky_solve(S, 0, b, 0, n, kl)
 
