@@ -35,3 +35,35 @@ def test_the_warm_up_compiles_every_distinct_kernel_once() -> None:
     assert all(m != "lgvi_lagrangian" for m, _ in tasks)
     assert sum(m.startswith("midpoint") for m, _ in tasks) == 2  # its planar and its rigid machinery
     assert sum(m == "rk4" for m, _ in tasks) == 3  # rk4 runs on all three machineries
+
+
+
+def test_a_borrowed_array_is_the_same_memory() -> None:
+    """kernels.borrowed (the step loops' arrays without reference counting): writes through it and through views of
+    it reach the owner, a tuple's arrays are borrowed and its numbers kept."""
+    import numpy as np
+    from numba import njit
+
+    @njit(inline="always")
+    def bump(a, i):
+        a[i] += 1.0
+
+    @njit
+    def borrowing(a):
+        b = kernels.borrowed(a)
+        for i in range(b.shape[0]):
+            bump(b, i)
+            bump(b[:], i)
+        kernels.keep_alive((a,))
+
+    @njit
+    def from_tuple(t):
+        a, n, m = kernels.borrowed(t)
+        a[0, 1] = n
+        return a.sum() + m[1]
+
+    x = np.zeros(4)
+    borrowing(x)
+    assert (x == 2.0).all()
+    y = np.zeros((2, 3))
+    assert from_tuple((y, 7.0, np.arange(3))) == 8.0 and y[0, 1] == 7.0

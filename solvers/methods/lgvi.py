@@ -21,13 +21,17 @@ never formed: it only ever enters through F J_d - J_d F^T, whose derivative at f
 momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n)^T], [B(q_{n+1}) T(f), 0]],
 H = blockdiag(A_i, m_i I),
 A_i = dg/df (docs/algorithms.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
--R_{n+1} hat(a) T(f)). H is block diagonal, so each iteration inverts the 3x3 blocks A_i and solves the
+-R_{n+1} hat(a) T(f)). H is block diagonal, so a fresh Newton matrix inverts the 3x3 blocks A_i and factorises the
 3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
 a block A_i is singular (a body with singular inertia about its centre of mass) the full saddle-point matrix
-is factorised instead. Stopping test: the common kernels.newton_test on f/h, (x_{n+1} - x_n)/h (velocity-like, so
-newton_tol means what it means for the other methods) and the multipliers (docs/methods.md, "Newton
-iteration"). Predictor: linear extrapolation of the
-last two steps' f, x_{n+1} - x_n and lambda (first step: the Taylor polynomial with the consistent
+is factorised instead. The Newton matrix is kept for the next iteration while the update is below _KEEP_BELOW
+(scaled) and contracted by kernels.REFRESH (simplified Newton: the iterate has moved little from where the matrix
+was evaluated, so the next update is O(|update| |previous update|), close to Newton's); otherwise it is evaluated
+afresh. At h = 1e-3 on the double pendulum every step then factorises once (2.08 iterations per step, as with a
+fresh matrix in every iteration); at large steps (h = 0.05) the iteration counts are those of full Newton.
+Stopping test: the common kernels.newton_test on f/h, (x_{n+1} - x_n)/h (velocity-like, so newton_tol means what
+it means for the other methods) and the multipliers (docs/methods.md, "Newton iteration"). Predictor: linear
+extrapolation of the last two steps' f, x_{n+1} - x_n and lambda (first step: the Taylor polynomial with the consistent
 acceleration and multiplier of rigid_dae.initial_acceleration). Typically 2 iterations per step.
 
 End-point momenta (eqs. 12, 14, with the constraint forces at n + 1 left out):
@@ -67,7 +71,6 @@ acceleration (rigid_dae.initial_acceleration), afterwards rigid.difference_accel
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -76,20 +79,10 @@ from numba import njit
 from .. import kernels
 from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
+from . import lgvi_map as lee
 from .base import NEWTON_OPTIONS, Method
 
 BODY = rigid.BODY
-# Taylor coefficients in x^2 of a1 = sin x/x, a2 = (1 - cos x)/x^2, a3 = (x - sin x)/x^3, b1 = a1'/x,
-# b2 = a2'/x, used below x = 0.5 (the first omitted term is below 1e-19 there; no cancellation)
-_SERIES_BELOW2 = 0.25
-_A1 = (1.0, -1 / 6, 1 / 120, -1 / 5040, 1 / 362880, -1 / 39916800, 1 / 6227020800, -1 / 1307674368000)
-_A2 = (1 / 2, -1 / 24, 1 / 720, -1 / 40320, 1 / 3628800, -1 / 479001600, 1 / 87178291200, -1 / 20922789888000)
-_A3 = (1 / 6, -1 / 120, 1 / 5040, -1 / 362880, 1 / 39916800, -1 / 6227020800, 1 / 1307674368000,
-       -1 / 355687428096000)
-_B1 = (-1 / 3, 1 / 30, -1 / 840, 1 / 45360, -1 / 3991680, 1 / 518918400, -1 / 93405312000, 1 / 22230464256000)
-_B2 = (-1 / 12, 1 / 180, -1 / 6720, 1 / 453600, -1 / 47900160, 1 / 7264857600, -1 / 1494484992000,
-       1 / 400148356608000)
-
 # work layout: [hist, f1 (3N), f2 (3N), dx1 (3N), dx2 (3N), lam1 (3K), lam2 (3K), w_older (6N), w_old (6N),
 #               pending state (18N, DL), pending momentum (6N, DL)]
 _HEAD = 1
@@ -111,38 +104,6 @@ def _offsets(nb: int, nm: int) -> tuple:
     o_p = o_q + BODY * nb
     end = o_p + 6 * nb
     return o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, o_wo, o_w, o_q, o_p, end
-
-
-@njit(cache=True, inline="always")
-def _horner(c, x2: float) -> float:
-    p = 0.0
-    for k in range(len(c) - 1, -1, -1):
-        p = c[k] + x2 * p
-    return p
-
-
-@njit(cache=True, inline="always")  # inlined: the coefficients a caller does not use are not computed
-def _coefs(x2: float) -> tuple:
-    """(a1, a2, a3, b1, b2) at x = sqrt(x2): sin x/x, (1 - cos x)/x^2, (x - sin x)/x^3 and a1'/x, a2'/x.
-
-    The same functions as lie.sinc1, cosc2, sinc3, sinc1_d, cosc2_d (b1, b2 of docs/algorithms.md section 3), from one
-    Taylor series each below x = 0.5 and one sin/cos pair above.
-    """
-    if x2 < _SERIES_BELOW2:
-        return (_horner(_A1, x2), _horner(_A2, x2), _horner(_A3, x2), _horner(_B1, x2), _horner(_B2, x2))
-    x = math.sqrt(x2)
-    s = math.sin(x)
-    c = math.cos(x)
-    sh = math.sin(0.5 * x)
-    omc = 2.0 * sh * sh  # 1 - cos x without cancellation
-    return s / x, omc / x2, (x - s) / (x2 * x), (x * c - s) / (x2 * x), (x * s - 2.0 * omc) / (x2 * x2)
-
-
-@njit(cache=True, inline="always")
-def _det3(A: np.ndarray) -> float:
-    """Determinant of a 3x3 matrix."""
-    return (A[0, 0] * (A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]) - A[0, 1] * (A[1, 0] * A[2, 2] - A[1, 2] * A[2, 0])
-            + A[0, 2] * (A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]))
 
 
 @njit(cache=True, inline="always")
@@ -169,42 +130,6 @@ def _dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, A) -> None:
     A[i, 1, 2] += a2 * u0
     A[i, 2, 0] += a2 * u1
     A[i, 2, 1] -= a2 * u0
-
-
-@njit(cache=True, inline="always")
-def _finish(rd, q0, z, h, q1, pm) -> None:
-    """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}; a pinned body adds
-    the half impulse (h/2) M_{n+1} of gravity's moment, docs/algorithms.md section 3),
-    gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
-    mass, inertia, grav, pinned, y_off, v_off = rd[0], rd[1], rd[2], rd[6], rd[9], rd[10]
-    for i in range(mass.shape[0]):
-        o = v_off[i]
-        f0 = z[o]
-        f1 = z[o + 1]
-        f2 = z[o + 2]
-        x2 = f0 * f0 + f1 * f1 + f2 * f2
-        a1, a2, _a3, _b1, _b2 = _coefs(x2)
-        rigid.advance_body(q0, z, y_off[i], o, not pinned[i], a1, a2, q1)
-        d = 1.0 - a2 * x2  # cos x
-        u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
-        u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
-        u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
-        g0 = a1 * u0 + a2 * (f1 * u2 - f2 * u1)
-        g1 = a1 * u1 + a2 * (f2 * u0 - f0 * u2)
-        g2 = a1 * u2 + a2 * (f0 * u1 - f1 * u0)
-        fg = f0 * g0 + f1 * g1 + f2 * g2
-        # F^T g = cos x g + a2 f (f . g) - a1 f x g
-        pm[o] = (d * g0 + a2 * f0 * fg - a1 * (f1 * g2 - f2 * g1)) / h
-        pm[o + 1] = (d * g1 + a2 * f1 * fg - a1 * (f2 * g0 - f0 * g2)) / h
-        pm[o + 2] = (d * g2 + a2 * f2 * fg - a1 * (f0 * g1 - f1 * g0)) / h
-        if pinned[i]:
-            m0, m1, m2 = rigid.gravity_moment(rd, q1, i)
-            pm[o] += 0.5 * h * m0
-            pm[o + 1] += 0.5 * h * m1
-            pm[o + 2] += 0.5 * h * m2
-            continue
-        for r in range(3):
-            pm[o + 3 + r] = mass[i] * (z[o + 3 + r] / h + 0.5 * h * grav[r])
 
 
 @njit(cache=True, inline="always")
@@ -422,7 +347,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 f1 = z[o + 1]
                 f2 = z[o + 2]
                 x2 = f0 * f0 + f1 * f1 + f2 * f2
-                a1, a2, a3, b1, b2 = _coefs(x2)
+                a1, a2, a3, b1, b2 = lee.coefs(x2)
                 sico[i, 0] = a1
                 sico[i, 1] = a2
                 # R_{n+1} = R_n exp(hat f), x_{n+1} = x_n + dx (Rodrigues with a1 = sinc1, a2 = cosc2)
@@ -564,9 +489,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 for i in range(nb):
                     if not fresh:  # the blocks are an earlier iterate's: dg/df at this one
                         o = v_off[i]
-                        a1, a2, _a3, b1, b2 = _coefs(z[o] * z[o] + z[o + 1] * z[o + 1] + z[o + 2] * z[o + 2])
+                        a1, a2, _a3, b1, b2 = lee.coefs(z[o] * z[o] + z[o + 1] * z[o + 1] + z[o + 2] * z[o + 2])
                         _dg_df(inertia, i, z[o], z[o + 1], z[o + 2], a1, a2, b1, b2, Hrot)
-                    if _det3(Hrot[i]) <= 0.0 < _det3(inertia[i]):
+                    if lee.det3(Hrot[i]) <= 0.0 < lee.det3(inertia[i]):
                         status = kernels.DOMAIN
                 if status == kernels.OK or restarted:
                     break
@@ -588,7 +513,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             kernels.fail(info, t, res[0], it)
             return max(s, 0), status, n_saved
         _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off)
-        _finish(rd, q_start, z, h, q1, pm)
+        lee.finish(rd, q_start, z, h, q1, pm)
         if s < 0:
             for r in range(ny):
                 qp[r] = q1[r]
