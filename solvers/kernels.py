@@ -193,8 +193,9 @@ def record(
     return n_saved
 
 
-# ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
+# ---- Borrowed arrays: the step loops without atomic reference counting (docs/architecture.md) ---------------
 def _borrowed_array(context, builder, aryty, value):
+    """LLVM IR of an array struct like ``value`` with null memory-info and parent pointers."""
     src = context.make_array(aryty)(context, builder, value)
     dst = context.make_array(aryty)(context, builder)
     for name in ("nitems", "itemsize", "data", "shape", "strides"):
@@ -206,8 +207,10 @@ def _borrowed_array(context, builder, aryty, value):
 
 @intrinsic
 def borrowed(typingctx, obj):
-    """The same array (or every array of a tuple) without its reference: passing it on costs no atomic
-    reference counting. Only for arrays that outlive every use of the result (a kernel's arguments)."""
+    """The same array (or every array of a tuple; numbers pass unchanged) without its reference: passing it to an
+    inlined helper or taking a view of it costs no atomic reference counting (numba's increments and decrements of a
+    null memory-info pointer return at once). Only for arrays that outlive every use of the result: a kernel's
+    arguments, or scratch whose owners ``keep_alive`` holds to the kernel's end."""
     if isinstance(obj, types.Array):
         def codegen(context, builder, sig, args):
             return _borrowed_array(context, builder, sig.args[0], args[0])
@@ -237,6 +240,8 @@ def keep_alive(owners) -> None:
 state_ok_inline = njit(inline="always")(state_ok.py_func)
 record_inline = njit(inline="always")(record.py_func)
 
+
+# ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
 CONTINUE, CONVERGED, STALLED = 0, 1, 2
 # a stalled iteration (no longer contracting) is accepted only this close to the tolerance, and counted
 STALL_FACTOR = 100.0

@@ -120,18 +120,6 @@ def lu_factor_inplace(A: np.ndarray, piv: np.ndarray, n: int) -> bool:
 
 
 @njit(cache=True)
-def lu_solve_factored(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
-    """Solve with the factors of lu_factor_inplace; b[:n] is overwritten by the solution."""
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-    _substitute(LU, b, n)
-
-
-@njit(cache=True)
 def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
     """Solve A[:n,:n] x = b[:n] by Gaussian elimination with partial pivoting (lu_factor_inplace's elimination).
 
@@ -153,7 +141,7 @@ _substitute_inline = njit(inline="always")(_substitute.py_func)
 
 @njit(inline="always")
 def lu_solve_factored_inline(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: int) -> None:
-    """lu_solve_factored, inlined into the caller."""
+    """Solve with the factors of lu_factor_inplace; b[:n] is overwritten by the solution."""
     for k in range(n):
         p = piv[k]
         if p != k:
@@ -161,6 +149,9 @@ def lu_solve_factored_inline(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: 
             b[k] = b[p]
             b[p] = tmp
     _substitute_inline(LU, b, n)
+
+
+lu_solve_factored = njit(cache=True)(lu_solve_factored_inline.py_func)  # the same as a plain compiled call
 
 
 @njit(inline="always")

@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, tableaus
-from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inline, lu_solve_inplace
+from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_factored_inline, lu_solve_inline, lu_solve_inplace
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -138,7 +138,6 @@ def _forces(cd, Q, F):
 # helpers called in every Newton iteration (constraint Jacobian at q_{k+1}) or every step
 _constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
 _diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
-_lu_solve_factored = njit(inline="always")(lu_solve_factored.py_func)
 
 
 @njit(cache=True, error_model="numpy")
@@ -409,7 +408,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 info[0] = t + h
                 return st, kernels.SINGULAR, n_saved
         else:
-            _lu_solve_factored(MLU, mpiv, bs, n)
+            lu_solve_factored_inline(MLU, mpiv, bs, n)
         for r in range(n):
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]

@@ -109,7 +109,10 @@ def _offsets(nb: int, nm: int) -> tuple:
 @njit(cache=True, inline="always")
 def _dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, A) -> None:
     """A[i] = dg/df at f: a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (docs/algorithms.md
-    section 3), J = inertia[i]."""
+    section 3), J = inertia[i].
+
+    J f and f x J f are recomputed here, not passed from the residual in the step loop: passing them (or sharing one
+    helper) made the loop's machine code 0.2 us per step slower (docs/performance.md, "The two-rod case")."""
     u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
     u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
     u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
