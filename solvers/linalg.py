@@ -18,32 +18,42 @@ def cross_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
+@njit(cache=True, inline="always")
+def inv3_values(a00, a01, a02, a10, a11, a12, a20, a21, a22, rcond):
+    """The inverse of the 3x3 matrix [[a00, a01, a02], [a10, ...], ...] by cofactors, as (ok, its nine entries row by
+    row); ok is False unless |det| > rcond max|a_ij|^3 (so also if det is NaN), and then the entries are NaN."""
+    c00 = a11 * a22 - a12 * a21
+    c01 = a12 * a20 - a10 * a22
+    c02 = a10 * a21 - a11 * a20
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    scale = max(abs(a00), abs(a01), abs(a02), abs(a10), abs(a11), abs(a12), abs(a20), abs(a21), abs(a22))
+    ok = abs(det) > rcond * scale * scale * scale
+    inv = 1.0 / det if ok else np.nan
+    return (ok, c00 * inv, (a02 * a21 - a01 * a22) * inv, (a01 * a12 - a02 * a11) * inv,
+            c01 * inv, (a00 * a22 - a02 * a20) * inv, (a02 * a10 - a00 * a12) * inv,
+            c02 * inv, (a01 * a20 - a00 * a21) * inv, (a00 * a11 - a01 * a10) * inv)
+
+
 @njit(cache=True)
 def inv3_into(A: np.ndarray, out: np.ndarray, rcond: float = 1e-14) -> bool:
-    """out = A^-1 for a 3x3 matrix by cofactors; False unless |det| > rcond max|A_ij|^3 (so also if det is NaN).
+    """out = A^-1 for a 3x3 matrix by cofactors (inv3_values); False unless |det| > rcond max|A_ij|^3 (so also if det
+    is NaN), and then out is left as it was.
 
     rcond = 0 rejects only a zero or NaN determinant (for callers with a conditioning test of their own).
     """
-    c00 = A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1]
-    c01 = A[1, 2] * A[2, 0] - A[1, 0] * A[2, 2]
-    c02 = A[1, 0] * A[2, 1] - A[1, 1] * A[2, 0]
-    det = A[0, 0] * c00 + A[0, 1] * c01 + A[0, 2] * c02
-    scale = 0.0
-    for i in range(3):
-        for j in range(3):
-            scale = max(scale, abs(A[i, j]))
-    if not (abs(det) > rcond * scale * scale * scale):
+    ok, i00, i01, i02, i10, i11, i12, i20, i21, i22 = inv3_values(
+        A[0, 0], A[0, 1], A[0, 2], A[1, 0], A[1, 1], A[1, 2], A[2, 0], A[2, 1], A[2, 2], rcond)
+    if not ok:
         return False
-    inv = 1.0 / det
-    out[0, 0] = c00 * inv
-    out[1, 0] = c01 * inv
-    out[2, 0] = c02 * inv
-    out[0, 1] = (A[0, 2] * A[2, 1] - A[0, 1] * A[2, 2]) * inv
-    out[1, 1] = (A[0, 0] * A[2, 2] - A[0, 2] * A[2, 0]) * inv
-    out[2, 1] = (A[0, 1] * A[2, 0] - A[0, 0] * A[2, 1]) * inv
-    out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) * inv
-    out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) * inv
-    out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * inv
+    out[0, 0] = i00
+    out[0, 1] = i01
+    out[0, 2] = i02
+    out[1, 0] = i10
+    out[1, 1] = i11
+    out[1, 2] = i12
+    out[2, 0] = i20
+    out[2, 1] = i21
+    out[2, 2] = i22
     return True
 
 
@@ -161,6 +171,73 @@ def lu_solve_inline(A: np.ndarray, b: np.ndarray, n: int) -> bool:
         return False
     _substitute_inline(A, b, n)
     return True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Block-tridiagonal matrices of 3x3 blocks (the joint-space Schur complements of a chain), in block storage: row
+# 3 k + a holds row a of the blocks (k, k - 1), (k, k), (k, k + 1) in columns 0-2, 3-5, 6-8. Block LU without
+# pivoting (the block Thomas algorithm): for symmetric positive definite matrices, whose diagonal Schur complements
+# U_k are positive definite. Straight-line 3x3 arithmetic, no fill-in: O(n) with a small constant.
+
+@njit(cache=True, inline="always")
+def block3_factor(S: np.ndarray, nk: int) -> bool:
+    """Factorise the block-tridiagonal matrix S (nk blocks, block storage above) in place: the diagonal blocks become
+    U_k^-1 (U_0 = D_0, U_k = D_k - L_k C_{k-1}), the sub-diagonal blocks L_k = A_k U_{k-1}^-1; the super-diagonal
+    blocks C_k stay. False if some U_k is numerically singular (inv3_values' test with rcond 1e-14)."""
+    for k in range(nk):
+        r = 3 * k
+        if k > 0:
+            for a in range(3):
+                l0 = S[r + a, 0] * S[r - 3, 3] + S[r + a, 1] * S[r - 2, 3] + S[r + a, 2] * S[r - 1, 3]
+                l1 = S[r + a, 0] * S[r - 3, 4] + S[r + a, 1] * S[r - 2, 4] + S[r + a, 2] * S[r - 1, 4]
+                l2 = S[r + a, 0] * S[r - 3, 5] + S[r + a, 1] * S[r - 2, 5] + S[r + a, 2] * S[r - 1, 5]
+                S[r + a, 0] = l0
+                S[r + a, 1] = l1
+                S[r + a, 2] = l2
+                for c in range(3):
+                    S[r + a, 3 + c] -= l0 * S[r - 3, 6 + c] + l1 * S[r - 2, 6 + c] + l2 * S[r - 1, 6 + c]
+        ok, i00, i01, i02, i10, i11, i12, i20, i21, i22 = inv3_values(
+            S[r, 3], S[r, 4], S[r, 5], S[r + 1, 3], S[r + 1, 4], S[r + 1, 5], S[r + 2, 3], S[r + 2, 4], S[r + 2, 5],
+            1e-14)
+        if not ok:
+            return False
+        S[r, 3] = i00
+        S[r, 4] = i01
+        S[r, 5] = i02
+        S[r + 1, 3] = i10
+        S[r + 1, 4] = i11
+        S[r + 1, 5] = i12
+        S[r + 2, 3] = i20
+        S[r + 2, 4] = i21
+        S[r + 2, 5] = i22
+    return True
+
+
+@njit(cache=True, inline="always")
+def block3_solve(S: np.ndarray, b: np.ndarray, nk: int) -> None:
+    """Solve with the factors of block3_factor; b[:3 nk] is overwritten by the solution."""
+    for k in range(1, nk):  # y_k = b_k - L_k y_{k-1}
+        r = 3 * k
+        b0 = b[r - 3]
+        b1 = b[r - 2]
+        b2 = b[r - 1]
+        for a in range(3):
+            b[r + a] -= S[r + a, 0] * b0 + S[r + a, 1] * b1 + S[r + a, 2] * b2
+    for k in range(nk - 1, -1, -1):  # x_k = U_k^-1 (y_k - C_k x_{k+1})
+        r = 3 * k
+        y0 = b[r]
+        y1 = b[r + 1]
+        y2 = b[r + 2]
+        if k < nk - 1:
+            x0 = b[r + 3]
+            x1 = b[r + 4]
+            x2 = b[r + 5]
+            y0 -= S[r, 6] * x0 + S[r, 7] * x1 + S[r, 8] * x2
+            y1 -= S[r + 1, 6] * x0 + S[r + 1, 7] * x1 + S[r + 1, 8] * x2
+            y2 -= S[r + 2, 6] * x0 + S[r + 2, 7] * x1 + S[r + 2, 8] * x2
+        b[r] = S[r, 3] * y0 + S[r, 4] * y1 + S[r, 5] * y2
+        b[r + 1] = S[r + 1, 3] * y0 + S[r + 1, 4] * y1 + S[r + 1, 5] * y2
+        b[r + 2] = S[r + 2, 3] * y0 + S[r + 2, 4] * y1 + S[r + 2, 5] * y2
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -228,9 +228,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     b = np.empty(nv)
     cnu = np.empty(nv)
     rhs = np.empty(nm)
-    # S is a band matrix (block-tridiagonal for a chain, joints.band_of): O(N) per solve; dense when small
-    kl, width = joints.schur_storage(nm, band)
-    S = np.empty((max(nm, 1), width))
+    # the Schur complements are block-tridiagonal on a chain (joints.band_of): block storage and block LU, O(N) per
+    # solve (joints.schur_storage_spd); band or dense storage otherwise, and for the Newton matrix should its block LU
+    # break down (it is not symmetric: no pivoting is safe only while it stays close to B M^-1 B^T)
+    kl, width = joints.schur_storage_spd(nm, band)
+    klv = kl  # the velocity stage's: symmetric positive definite
+    kl_piv, width_piv = joints.schur_storage(nm, band)
+    S = np.empty((max(nm, 1), max(width, width_piv)))
     piv = np.empty(max(nm, 1), dtype=np.int64)
     Bd0 = np.empty((nm, nv))
     Bd1 = np.empty((nm, nv))
@@ -420,6 +424,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         t2 = Wc[i, 2, 0] * r1[o] + Wc[i, 2, 1] * r1[o + 1] + Wc[i, 2, 2] * r1[o + 2]
                         joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, G1, ninc, incj, incs)
                 if fresh and not joints.schur_factor(S, kl, piv, nm):
+                    if kl != kl_piv:  # a singular diagonal block in the block LU: partial pivoting from here on
+                        kl = kl_piv
+                        it -= 1
+                        continue
                     status = kernels.SINGULAR
                     break
                 joints.schur_solve(S, kl, piv, rhs, nm)
@@ -529,7 +537,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             # or the full saddle-point matrix if some J_i is singular
             joints.joint_blocks(jb, jp, y_off, q1, G1)
             if schur:
-                ok = joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
+                ok = joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
                                              pm, w)
             else:
                 rigid.constraint_jacobian(rd, q1, Bd1)

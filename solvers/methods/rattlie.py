@@ -123,12 +123,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     # per body, the joint sides that touch it (B in 3x3 joint blocks); local copies (measured faster than views)
     ninc, incj, incs, band = joints.topology_of(rd)
     ninc, incj, incs = ninc.copy(), incj.copy(), incs.copy()
-    # the Schur complements are band matrices (block-tridiagonal on a chain, joints.band_of); dense when small
-    kl, width = joints.schur_storage(nm, band)
+    # the Schur complements are block-tridiagonal on a chain (joints.band_of): block storage and block LU, O(N) per
+    # solve (joints.schur_storage_spd); band or dense storage otherwise, and for stage (a)'s matrix should its block LU
+    # break down (it is not symmetric: no pivoting is safe only while it stays close to B M^-1 B^T / 2)
+    kl, width = joints.schur_storage_spd(nm, band)
+    klv = kl  # stage (b)'s: symmetric positive definite
+    kl_piv, width_piv = joints.schur_storage(nm, band)
     G0 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_n)
     G1 = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_{n+1}) (stage b)
     Gc = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B at the first iterate of stage (a): C = Gc T, frozen
-    S = np.empty((max(nm, 1), width))
+    S = np.empty((max(nm, 1), max(width, width_piv)))
     piv = np.empty(max(nm, 1), dtype=np.int64)
     V = np.empty((3, 3))
     p = np.empty(nv)
@@ -289,6 +293,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 else:
                     joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, Gc, ninc, incj, incs)
             if fresh and not joints.schur_factor(S, kl, piv, nm):
+                if kl != kl_piv:  # a singular diagonal block in the block LU: partial pivoting from here on
+                    kl = kl_piv
+                    it -= 1
+                    continue
                 info[0] = t
                 return s, kernels.SINGULAR, n_saved
             joints.schur_solve(S, kl, piv, rhs, nm)
@@ -345,7 +353,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 a_rhs[o + r] -= hh * f[o + r]
                 if not pinned[i]:
                     a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
-        if not joints.project_momentum(S, kl, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
+        if not joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
                                        w):
             info[0] = t + h
             return s, kernels.SINGULAR, n_saved
