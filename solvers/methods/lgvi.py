@@ -22,7 +22,8 @@ momentum the step starts from (below). Newton with the exact Jacobian [[H, B(q_n
 H = blockdiag(A_i, m_i I),
 A_i = dg/df (docs/algorithms.md section 3), T(f) the SO(3) tangent operator (d/df Phi(R_n exp(f) a) =
 -R_{n+1} hat(a) T(f)). H is block diagonal, so a fresh Newton matrix inverts the 3x3 blocks A_i and factorises the
-3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them); if
+3K x 3K Schur complement B(q_{n+1}) T H^-1 B(q_n)^T (sparse: only bodies shared by two joints couple them; on a
+chain block-tridiagonal, factorised by block LU, docs/methods.md "Linear cost on chains"); if
 a block A_i is singular (a body with singular inertia about its centre of mass) the full saddle-point matrix
 is factorised instead. The Newton matrix is kept for the next iteration while the update is below _KEEP_BELOW
 (scaled) and contracted by kernels.REFRESH (simplified Newton: the iterate has moved little from where the matrix

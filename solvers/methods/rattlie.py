@@ -17,7 +17,8 @@ iteration: the exact Jacobian [[T^-T(-h Delta) M - h D(-h Delta; M Delta), B(q_n
 extrapolated linearly from the last two steps) and
 kept for the step; since the predictor is O(h^2) off, the contraction factor is O(h^2) and the iteration count
 equals full Newton's. It is solved through the block-diagonal first block (3x3 rotational blocks, m I
-translational blocks) and the Schur complement on the 3K multipliers. (b) is solved the same way with M.
+translational blocks) and the Schur complement on the 3K multipliers (block LU on a chain, docs/methods.md "Linear
+cost on chains"). (b) is solved the same way with M.
 Position and velocity constraints hold to the Newton tolerance, R stays orthogonal (it is only ever multiplied
 by exponentials), momentum maps are preserved.
 
@@ -272,7 +273,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 res = max(res, abs(r1[r]))
             for r in range(nm):
                 res = max(res, abs(r2[r]))
-            # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (band storage, factorised once per step)
+            # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (block, band or dense storage; once per step)
             for r in range(nm):
                 rhs[r] = r2[r]
                 if fresh:
