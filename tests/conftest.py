@@ -47,6 +47,52 @@ def _unavailable(reason: str):
     pytest.skip(message)
 
 
+class ServerURL(str):
+    """The base URL of a test server (a plain string to the tests), with the pid of its gunicorn master."""
+
+    pid: int
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False).stdout
+    return [int(p) for p in out.split()]
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (R, S, T, Z, ...); "X" when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "X"
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def job_processes(master: int) -> list[int]:
+    """Live (not zombie) children of the gunicorn workers of the master ``master``: the background jobs
+    (DiskcacheManager forks them)."""
+    return [pid for worker in _children(master) for pid in _children(worker) if _state(pid) not in "ZX"]
+
+
+@contextlib.contextmanager
+def frozen_jobs(master: int):
+    """Stop (SIGSTOP) the server's running background jobs and their children for the block, so that a test can act
+    on a running job (disabled buttons, Cancel) without racing a fast one to its end; continued afterwards if still
+    alive. Safe for the job store: a cancel kills the stopped process (SIGKILL), and the store's SQLite runs in WAL
+    mode, so readers never wait for a stopped writer."""
+    stopped = []
+    for job in job_processes(master):
+        for pid in [job, *_children(job)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
+    try:
+        yield stopped
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -113,7 +159,9 @@ def _serve(tmp, extra_env: dict[str, str]):
                     pytrace=False,
                 )
             time.sleep(0.2)
-        yield url
+        served = ServerURL(url)
+        served.pid = proc.pid
+        yield served
     finally:
         # SIGINT: gunicorn's quick shutdown (no waiting for keep-alive connections). Then end whatever is
         # left in the server's own session (background jobs forked by the workers).

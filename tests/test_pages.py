@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from conftest import frozen_jobs
 from test_browser import choose
 
 import solvers
@@ -420,17 +421,21 @@ def test_convergence_page_refuses_too_much_work_and_cancels(page, live_server, r
     assert "over the cap of 1,000,000 steps per run" in message.inner_text()
     assert page.is_enabled("#conv-run") and page.is_disabled("#conv-cancel")
 
-    # a study of 3,150,000 steps of four implicit/explicit methods: cancel it while it runs
-    page.fill("#conv-h", "0.008")
+    # a study of 3,150,000 steps of four implicit/explicit methods: cancel it while it runs (a short end time and a
+    # small step: the reference, computed before the methods, takes about 1 s; at t_end = 100 and h = 0.008 it took
+    # 11 s, over 30 s on a loaded machine)
+    page.fill("#conv-h", "0.0008")
     page.fill("#conv-levels", "6")
-    page.fill("#conv-t-end", "100")
+    page.fill("#conv-t-end", "10")
     choose(page, "conv-methods", ["rk4", "rattlie", "lgvi", "lie_galpha"])
     page.click("#conv-run")
     page.wait_for_selector("#conv-status .status-running:has-text('% of all steps')", timeout=PROGRESS_TIMEOUT_MS)
-    start = time.perf_counter()
-    page.click("#conv-cancel")
-    page.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
-    cancelled = time.perf_counter() - start
+    with frozen_jobs(live_server.pid) as stopped:  # running until cancelled, however fast the machine
+        assert stopped, "the study ended before it could be cancelled"
+        start = time.perf_counter()
+        page.click("#conv-cancel")
+        page.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
+        cancelled = time.perf_counter() - start
     page.wait_for_selector("#conv-run:not([disabled])", timeout=10_000)
     assert page.is_disabled("#conv-cancel")
     assert all(t["x"] == [] for t in _traces(page, "conv-order-graph") or [])  # no partial result drawn
@@ -509,7 +514,7 @@ def test_papers_page_runs_the_seed000_preset(page, live_server, record_property)
 def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_server, record_property):
     page.goto(live_server + "papers")
     page.wait_for_selector("#preset-seed000")
-    page.fill("#papers-t-end", "40")  # about 10 s of work: long enough to cancel, never cached by another test
+    page.fill("#papers-t-end", "40")  # never cached by another test; 1.3 s of solver work (2026-11-26)
     page.click("#preset-seed000 button")
     _watch_status(page, "papers-status")
     running = page.locator("#papers-status .status-running")
@@ -517,11 +522,13 @@ def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_s
         running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=PROGRESS_TIMEOUT_MS)
     except PlaywrightTimeout:
         pytest.fail(f"no progress shown; status history: {page.evaluate('window.__statuses')}")
-    assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
-    start = time.perf_counter()
-    page.click("#papers-cancel")
-    page.wait_for_selector("#papers-status .status-cancelled", timeout=10_000)
-    cancelled = time.perf_counter() - start
+    with frozen_jobs(live_server.pid) as stopped:  # so short a job could end before the Cancel click lands
+        assert stopped, "the job ended before it could be cancelled"
+        assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
+        start = time.perf_counter()
+        page.click("#papers-cancel")
+        page.wait_for_selector("#papers-status .status-cancelled", timeout=10_000)
+        cancelled = time.perf_counter() - start
     page.wait_for_selector("#preset-seed000 button:not([disabled])", timeout=10_000)
     assert page.is_disabled("#papers-cancel") and page.locator("#papers-claims").count() == 0
     record_property("timing", f"papers: cancel acknowledged in {cancelled:.2f} s")
@@ -549,9 +556,9 @@ def test_every_page_obeys_the_server_cap_with_the_same_message(browser, capped_s
         first, second = (s.new_page() for s in sessions)
         first.goto(capped_server + "convergence")
         first.wait_for_selector("#conv-order-graph .main-svg")
-        first.fill("#conv-h", "0.008")
+        first.fill("#conv-h", "0.0008")  # the reference first: about 1 s at this end time
         first.fill("#conv-levels", "6")
-        first.fill("#conv-t-end", "120")  # 3,780,000 steps of four methods (the cap is 4,000,000), SciPy's Radau
+        first.fill("#conv-t-end", "12")  # 3,780,000 steps of four methods (the cap is 4,000,000), SciPy's Radau
         choose(first, "conv-methods", ["scipy_radau", "rattlie", "lgvi", "lie_galpha"])  # minutes of work
         first.click("#conv-run")
         first.wait_for_selector("#conv-status .status-running:has-text('% of all steps')",

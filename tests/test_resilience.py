@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port
+from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port, job_processes
 from test_browser import RUN_TIMEOUT_MS, link, open_page, run_and_wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("resilience")]
@@ -77,23 +77,9 @@ class Server:
         self.proc = None
 
     def job_processes(self) -> list[int]:
-        """Live (not zombie) children of the gunicorn workers: the background jobs (DiskcacheManager forks them)."""
+        """The background jobs (conftest.job_processes)."""
         assert self.proc is not None
-        return [pid for worker in _children(self.proc.pid) for pid in _children(worker) if _state(pid) not in "ZX"]
-
-
-def _children(pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False).stdout
-    return [int(p) for p in out.split()]
-
-
-def _state(pid: int) -> str:
-    """The process state letter from /proc (R, S, Z, ...); "X" when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "X"
-    return stat.rsplit(")", 1)[1].split()[0]
+        return job_processes(self.proc.pid)
 
 
 @pytest.fixture
