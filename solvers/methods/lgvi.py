@@ -434,14 +434,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 joints.schur_solve(S, kl, piv, rhs, nm)
             else:
                 # full saddle-point factorisation (a singular block A_i): B(q_n), B(q_{n+1}) T
-                rigid.constraint_jacobian(rd, q_start, Bd0)
-                rigid.constraint_jacobian(rd, q1, Bd1)
+                joints.constraint_jacobian_inline(rd, q_start, Bd0)
+                joints.constraint_jacobian_inline(rd, q1, Bd1)
                 rigid.times_tangent(rd, Bd1, Tm, Bd1)
                 for r in range(nv):
                     cnu[r] = -r1[r]
                 for r in range(nm):
                     r2[r] = -r2[r]
-                if not joints.full_solve(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr, pinned, v_off):
+                if not joints.full_solve_inline(nv, nm, Hrot, mass, Bd0, Bd1, cnu, r2, K, kr, pinned, v_off):
                     status = kernels.DOMAIN if schur else kernels.SINGULAR  # every J_i regular: at the fold
                     break
                 for r in range(nm):
@@ -541,10 +541,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 ok = joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V,
                                              pm, w)
             else:
-                rigid.constraint_jacobian(rd, q1, Bd1)
+                joints.constraint_jacobian_inline(rd, q1, Bd1)
                 for r in range(nm):
                     rhs[r] = 0.0
-                ok = joints.full_solve(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr, pinned, v_off)
+                ok = joints.full_solve_inline(nv, nm, inertia, mass, Bd1, Bd1, pm, rhs, K, kr, pinned, v_off)
                 for r in range(nv):
                     w[r] = kr[r]
             if not ok:

@@ -217,8 +217,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     for r in range(3):
                         hd[o + 3 + r] = h * delta[o + 3 + r]
                 x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                sc[i, 0] = lie.sinc1(x)
-                sc[i, 1] = lie.cosc2(x)
+                sc[i, 0] = lie.sinc1_inline(x)
+                sc[i, 1] = lie.cosc2_inline(x)
                 rigid.advance_body(y, hd, y_off[i], o, not pinned[i], sc[i, 0], sc[i, 1], y1)
                 for c in range(3):
                     Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
@@ -226,11 +226,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     v3[0] = -w0
                     v3[1] = -w1
                     v3[2] = -w2
-                    lie.poly_into_inline(v3, -0.5, lie.c_coef(x), Tm)  # T^-T(-h Delta)
+                    lie.poly_into_inline(v3, -0.5, lie.c_coef_inline(x), Tm)  # T^-T(-h Delta)
                     for r in range(3):
                         r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
                 else:
-                    _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef(x), Jd, r1, o)
+                    _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef_inline(x), Jd, r1, o)
                 if not pinned[i]:
                     for r in range(3):
                         r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
@@ -246,7 +246,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     joints.bt_tr_add(ninc, incj, incs, i, o, mu, 0.5, r1)
                 if not fresh:
                     continue
-                lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef(x), 0.0, lie.c3_coef(x), Dm)  # D(-h Delta; M Delta)
+                # D(-h Delta; M Delta)
+                lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef_inline(x), 0.0, lie.c3_coef_inline(x), Dm)
                 for r in range(3):
                     for c in range(3):
                         A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
@@ -258,7 +259,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 v3[0] = w0
                 v3[1] = w1
                 v3[2] = w2
-                lie.poly_into_inline(v3, -lie.cosc2(x), lie.sinc3(x), Tt)  # T(h Delta)
+                lie.poly_into_inline(v3, -lie.cosc2_inline(x), lie.sinc3_inline(x), Tt)  # T(h Delta)
                 for r in range(3):
                     for c in range(3):
                         Ainv[i, r, c] = Ai3[r, c]
@@ -349,7 +350,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w2 = hd[o + 2]
             for c in range(3):
                 Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
-            _tangent_inv_t_times(w0, w1, w2, lie.c_coef(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
+            _tangent_inv_t_times(w0, w1, w2, lie.c_coef_inline(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
             for r in range(3):
                 a_rhs[o + r] -= hh * f[o + r]
                 if not pinned[i]:

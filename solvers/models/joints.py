@@ -22,7 +22,7 @@ from ..linalg import (
     block3_factor,
     block3_solve,
     lu_solve_factored_inline,
-    lu_solve_inplace,
+    lu_solve_inline,
 )
 
 
@@ -349,7 +349,7 @@ def schur_factor(S, kl, piv, n) -> bool:
         return block3_factor(S, n // 3)
     if kl < 0:
         return _lu_factor_inline(S, piv, None, n)
-    return band_lu_factor(S, piv, n, kl, kl)
+    return _band_lu_factor_inline(S, piv, n, kl, kl)
 
 
 @njit(cache=True, inline="always")
@@ -360,7 +360,7 @@ def schur_solve(S, kl, piv, b, n) -> None:
     elif kl < 0:
         lu_solve_factored_inline(S, piv, b, n)
     else:
-        band_lu_solve(S, piv, b, n, kl, kl)
+        _band_lu_solve_inline(S, piv, b, n, kl, kl)
 
 
 @njit(cache=True, inline="always")
@@ -504,15 +504,26 @@ def saddle_matrix(K: np.ndarray, nv: int, nm: int, Hrot: np.ndarray, trans: np.n
                 K[nv + r, nv + c] = E[r, c]
 
 
+_saddle_matrix_inline = njit(inline="always")(saddle_matrix.py_func)
+
+
 @njit(cache=True)
 def full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndarray, Br: np.ndarray,
                rhs1: np.ndarray, rhs2: np.ndarray, K: np.ndarray, kr: np.ndarray, pinned: np.ndarray,
                v_off: np.ndarray) -> bool:
     """[[H, Bl^T], [Br, 0]] sol = [rhs1; rhs2] by dense LU, H = blockdiag(Hrot_i, m_i I) (Hrot_i alone for a
     pinned body); sol in kr."""
-    saddle_matrix(K, nv, nm, Hrot, mass, pinned, v_off, Bl, True, Br, Br, False)
+    _saddle_matrix_inline(K, nv, nm, Hrot, mass, pinned, v_off, Bl, True, Br, Br, False)
     for r in range(nv):
         kr[r] = rhs1[r]
     for r in range(nm):
         kr[nv + r] = rhs2[r]
-    return lu_solve_inplace(K, kr, nv + nm)
+    return lu_solve_inline(K, kr, nv + nm)
+
+
+# numba-inlined forms for step loops: an opaque call in a loop, even on a path it never takes, keeps LLVM from
+# hoisting the loop's invariant loads (and whether a cached callee is inlined depends on the cache's state)
+_band_lu_factor_inline = njit(inline="always")(band_lu_factor.py_func)
+_band_lu_solve_inline = njit(inline="always")(band_lu_solve.py_func)
+constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
+full_solve_inline = njit(inline="always")(full_solve.py_func)
