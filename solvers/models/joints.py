@@ -344,7 +344,9 @@ def schur_storage_spd(nm: int, kl: int) -> tuple[int, int]:
 
 @njit(cache=True, inline="always")
 def schur_factor(S, kl, piv, n) -> bool:
-    """LU factorisation with partial pivoting of a Schur complement in the storage of schur_storage."""
+    """Factorise a Schur complement: LU with partial pivoting in the storage of schur_storage (dense or band), or block
+    LU without pivoting in the block storage of schur_storage_spd (kl = -2; the kernels that use it for a Newton matrix
+    switch to partial pivoting if it reports a singular block)."""
     if kl == -2:
         return block3_factor(S, n // 3)
     if kl < 0:
