@@ -185,8 +185,9 @@ def test_two_methods_fill_every_chart_and_the_3d_view(page, live_server, benchma
     record_property("timing", f"{benchmark} {'+'.join(methods)}: click to charts {elapsed:.2f} s")
 
 
-def test_default_run_timing_cache_hit_and_payload(page, live_server, record_property):
-    """Click-to-charts times (drawn in the browser) and click-to-last-response (the server's share)."""
+def test_default_run_timing_cache_hit_and_payload(page, live_server, record_property, hit_bound: float = 1.0):
+    """Click-to-charts times (drawn in the browser) and click-to-last-response (the server's share); the cache hit
+    drawn within ``hit_bound`` seconds."""
     sizes, answered, clicks = [], [], []
 
     def measure(response):
@@ -226,7 +227,7 @@ def test_default_run_timing_cache_hit_and_payload(page, live_server, record_prop
     payload = sum(sizes)
     assert page.evaluate(CHARTS_JS, ["run-energy-graph"])["run-energy-graph"]["xmax"] == pytest.approx(50.0)
     assert payload < 2_000_000, payload
-    assert hit < 1.0  # the bound leaves room for a loaded CI machine; the measured value is reported
+    assert hit < hit_bound  # the bound leaves room for a loaded CI machine; the measured value is reported
     record_property(
         "timing",
         f"default run: first click {cold:.2f} s; warm (computed) {warm:.2f} s drawn, last response after "
