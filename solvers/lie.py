@@ -601,4 +601,5 @@ cosc2_inline = numba.njit(inline="always")(cosc2.py_func)
 sinc3_inline = numba.njit(inline="always")(sinc3.py_func)
 c_coef_inline = numba.njit(inline="always")(c_coef.py_func)
 c3_coef_inline = numba.njit(inline="always")(c3_coef.py_func)
+horner_inline = numba.njit(inline="always")(_horner.py_func)  # lgvi_map's series
 d_poly_into_inline = numba.njit(inline="always")(_d_poly_into.py_func)

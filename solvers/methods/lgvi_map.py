@@ -10,6 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .. import lie
 from ..models import rigid
 
 # Taylor coefficients in x^2 of a1 = sin x/x, a2 = (1 - cos x)/x^2, a3 = (x - sin x)/x^3, b1 = a1'/x,
@@ -24,15 +25,6 @@ B2 = (-1 / 12, 1 / 180, -1 / 6720, 1 / 453600, -1 / 47900160, 1 / 7264857600, -1
        1 / 400148356608000)
 
 
-@njit(cache=True, inline="always")
-def horner(c, x2: float) -> float:
-    """sum_k c[k] x2^k (Horner)."""
-    p = 0.0
-    for k in range(len(c) - 1, -1, -1):
-        p = c[k] + x2 * p
-    return p
-
-
 @njit(cache=True, inline="always")  # inlined: the coefficients a caller does not use are not computed
 def coefs(x2: float) -> tuple:
     """(a1, a2, a3, b1, b2) at x = sqrt(x2): sin x/x, (1 - cos x)/x^2, (x - sin x)/x^3 and a1'/x, a2'/x.
@@ -41,7 +33,8 @@ def coefs(x2: float) -> tuple:
     Taylor series each below x = 0.5 and one sin/cos pair above.
     """
     if x2 < SERIES_BELOW2:
-        return (horner(A1, x2), horner(A2, x2), horner(A3, x2), horner(B1, x2), horner(B2, x2))
+        return (lie.horner_inline(A1, x2), lie.horner_inline(A2, x2), lie.horner_inline(A3, x2),
+                lie.horner_inline(B1, x2), lie.horner_inline(B2, x2))
     x = math.sqrt(x2)
     s = math.sin(x)
     c = math.cos(x)
