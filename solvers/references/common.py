@@ -12,6 +12,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
+from . import compiled
+
 RTOL = 1e-13
 ATOL = 1e-13
 # (tolerance, monotonic deadline) for the integrations in this context (solvers.references sets them)
@@ -50,33 +52,31 @@ def _times(t) -> np.ndarray:
     return t
 
 
+CHUNK = 500  # DOP853 steps per compiled call: the deadline is checked between calls
+
+
 def _integrate(rhs, y0, t: np.ndarray, rtol: float | None = None, atol: float | None = None) -> np.ndarray:
-    """Integrate y' = rhs(t, y) with DOP853 and return y at the times t, shape (n, len(y0)) (tolerances and
-    deadline from :func:`settings` unless given)."""
+    """Integrate y' = f(y) with DOP853 and return y at the times t, shape (n, len(y0)) (tolerances and deadline
+    from :func:`settings` unless given). ``rhs`` is a :class:`solvers.references.problems.Problem` (its compiled
+    form, integrated by :func:`solvers.references.compiled.advance`) or a Python ``rhs(t, y)`` (SciPy's
+    solve_ivp, the slower alternative kept for comparison)."""
     y0 = np.asarray(y0, dtype=float)
     if t[-1] == 0.0:
         return np.repeat(y0[None, :], t.size, axis=0)
     tol, deadline = _CONTEXT.get()
     rtol = rtol or tol or RTOL
     atol = atol or tol or ATOL
+    if hasattr(rhs, "kind"):
+        return _integrate_compiled(rhs, y0, t, rtol, atol, deadline)
     f = rhs
     if deadline is not None:
         calls = [0]
         start = time.monotonic()
-        t_end = float(t[-1])
 
         def f(t_, y):
             calls[0] += 1
             if calls[0] % 200 == 0:
-                now = time.monotonic()
-                if now > deadline:
-                    raise TooLongError(f"the reference integration passed its time budget at t = {t_:.4g} s")
-                # hopeless: after a tenth of the budget, on pace for more than 1.2 times the budget (the pace of a
-                # falling mechanism only slows down as it speeds up, so this estimate is rather low)
-                budget = deadline - start
-                if now - start > 0.1 * budget and t_ > 0 and (now - start) * t_end / t_ > 1.2 * budget:
-                    raise TooLongError(f"the reference integration is on pace to take {(now - start) * t_end / t_:.0f}"
-                                       f" s, beyond its time budget")
+                _check_deadline(start, deadline, t_, float(t[-1]))
             return rhs(t_, y)
 
     sol = solve_ivp(f, (0.0, float(t[-1])), y0, method="DOP853", rtol=rtol, atol=atol, dense_output=True)
@@ -85,6 +85,47 @@ def _integrate(rhs, y0, t: np.ndarray, rtol: float | None = None, atol: float | 
     y = sol.sol(t).T
     y[0] = y0
     return y
+
+
+def _check_deadline(start: float, deadline: float, t_: float, t_end: float) -> None:
+    now = time.monotonic()
+    if now > deadline:
+        raise TooLongError(f"the reference integration passed its time budget at t = {t_:.4g} s")
+    # hopeless: after a tenth of the budget, on pace for more than 1.2 times the budget (the pace of a falling
+    # mechanism only slows down as it speeds up, so this estimate is rather low)
+    budget = deadline - start
+    if now - start > 0.1 * budget and t_ > 0 and (now - start) * t_end / t_ > 1.2 * budget:
+        raise TooLongError(f"the reference integration is on pace to take {(now - start) * t_end / t_:.0f}"
+                           f" s, beyond its time budget")
+
+
+def _integrate_compiled(problem, y0: np.ndarray, t: np.ndarray, rtol: float, atol: float,
+                        deadline: float | None) -> np.ndarray:
+    kind, p = problem.kind, problem.p
+    w = np.zeros(compiled.scratch_size(kind, p))
+    y = y0.copy()
+    f = np.empty_like(y)
+    t_end = float(t[-1])
+    h = compiled.first_step(kind, p, w, y, f, t_end, rtol, atol)
+    clock = np.array([0.0, h, 2.0])
+    out = np.empty((t.size, y.size))
+    out[0] = y0
+    i_out = 1
+    while t[i_out:].size and t[i_out] == 0.0:  # repeated start times
+        out[i_out] = y0
+        i_out += 1
+    start = time.monotonic()
+    while True:
+        i_out, status = compiled.advance(kind, p, w, y, f, clock, t_end, rtol, atol, t, out, i_out, CHUNK)
+        if status == compiled.DONE:
+            break
+        if status == compiled.TOO_SMALL_STEP:  # pragma: no cover - would be a bug in the reference
+            raise RuntimeError(f"reference integration failed: step size too small at t = {clock[0]:.6g}")
+        if deadline is not None:
+            _check_deadline(start, deadline, float(clock[0]), t_end)
+    if i_out < t.size:  # pragma: no cover - the last step ends at t_end, the largest time
+        raise RuntimeError("reference integration ended before the last requested time")
+    return out
 
 
 def hat(w) -> np.ndarray:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import E3, _integrate, _quat_rate, _times, _unit_quats, hat, quat_from_matrix, quat_to_matrix, rot_z
+from . import problems
+from .common import _integrate, _times, _unit_quats, hat, quat_from_matrix, quat_to_matrix, rot_z
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -61,27 +62,9 @@ def spatial_double_pendulum_reference(
     R2 = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]) if R2 is None else np.asarray(R2, float)
     Omega1 = np.zeros(3) if Omega1 is None else np.asarray(Omega1, dtype=float)
     Omega2 = np.zeros(3) if Omega2 is None else np.asarray(Omega2, dtype=float)
-    d1 = X12 - X11
-    Jblk = np.zeros((6, 6))
-    Jblk[:3, :3] = J
-    Jblk[3:, 3:] = J
-    grav = m * g * np.concatenate((E3, E3))
-
-    def rhs(_t, y):
-        q1, q2, W1, W2 = y[0:4], y[4:8], y[8:11], y[11:14]
-        Ra, Rb = quat_to_matrix(q1), quat_to_matrix(q2)
-        _x1, _x2, A = _sdp_kinematics(Ra, Rb, X11, X12, X21)
-        c1 = -Ra @ np.cross(W1, np.cross(W1, X11))
-        c2 = Ra @ np.cross(W1, np.cross(W1, d1)) - Rb @ np.cross(W2, np.cross(W2, X21))
-        M = m * (A.T @ A) + Jblk
-        f = A.T @ (grav - m * np.concatenate((c1, c2)))
-        f[:3] -= np.cross(W1, J @ W1)
-        f[3:] -= np.cross(W2, J @ W2)
-        dW = np.linalg.solve(M, f)
-        return np.concatenate((_quat_rate(q1, W1), _quat_rate(q2, W2), dW))
-
+    problem = problems.spatial_double_pendulum(m, J, X11, X12, X21, g)
     y0 = np.concatenate((quat_from_matrix(R1), quat_from_matrix(R2), Omega1, Omega2))
-    y = _integrate(rhs, y0, t)
+    y = _integrate(problem, y0, t)
     n = t.size
     R = np.empty((n, 2, 3, 3))
     R[:, 0] = quat_to_matrix(_unit_quats(y[:, 0:4]))
@@ -192,38 +175,14 @@ def spatial_chain_reference(
         raise ValueError("rod_density, rod_radius and rod_length must be positive")
     m, J, X_lo, X_hi, _ = spatial_double_pendulum_params(rod_density, rod_radius, rod_length)
     c, d = -X_lo, X_hi - X_lo
-    hat_c, hat_d = hat(c), hat(d)
-    beyond = (N - 1 - np.arange(N)).astype(float)[:, None, None]
-    j_lt_k = np.triu(np.ones((N, N), dtype=bool), 1)[:, :, None, None]
-    j_eq_k = np.eye(N, dtype=bool)[:, :, None, None]
-    Jblk = np.kron(np.eye(N), J)
-    grav = m * g * E3
-
-    def rhs(_t, y):
-        q, W = y[: 4 * N].reshape(N, 4), y[4 * N :].reshape(N, 3)
-        R = quat_to_matrix(q)
-        P, Q = R @ hat_d, R @ hat_c
-        PtS = np.einsum("jab,kac->jkbc", P, beyond * P + Q)
-        diag = beyond * np.einsum("jab,jac->jbc", P, P) + np.einsum("jab,jac->jbc", Q, Q)
-        blocks = np.where(j_lt_k, PtS, PtS.transpose(1, 0, 3, 2))
-        blocks = np.where(j_eq_k, diag[:, None], blocks)
-        M = m * blocks.transpose(0, 2, 1, 3).reshape(3 * N, 3 * N) + Jblk
-        u = np.einsum("nij,nj->ni", R, np.cross(W, np.cross(W, d)))
-        ac = np.cumsum(u, axis=0) - u + np.einsum("nij,nj->ni", R, np.cross(W, np.cross(W, c)))
-        y_ = grav - m * ac  # (N, 3); A^T y_: -P_j^T sum_{i>j} y_i - Q_j^T y_j
-        tail = np.cumsum(y_[::-1], axis=0)[::-1] - y_
-        f = -np.einsum("jab,ja->jb", P, tail) - np.einsum("jab,ja->jb", Q, y_) - np.cross(W, W @ J.T)
-        dW = np.linalg.solve(M, f.ravel())
-        w, v = q[:, :1], q[:, 1:]
-        dq = 0.5 * np.concatenate((-np.sum(v * W, axis=1, keepdims=True), w * W + np.cross(v, W)), axis=1)
-        return np.concatenate((dq.ravel(), dW))
+    problem = problems.chain(N, m, J, c, d, g)
 
     R0 = spatial_chain_initial_rotations(N, turn) if R0 is None else np.asarray(R0, dtype=float)
     Omega0 = np.zeros((N, 3)) if Omega0 is None else np.asarray(Omega0, dtype=float)
     if R0.shape != (N, 3, 3) or Omega0.shape != (N, 3):
         raise ValueError(f"R0 must have shape ({N}, 3, 3) and Omega0 ({N}, 3), got {R0.shape} and {Omega0.shape}")
     y0 = np.concatenate((np.concatenate([quat_from_matrix(Ri) for Ri in R0]), Omega0.ravel()))
-    y = _integrate(rhs, y0, t)
+    y = _integrate(problem, y0, t)
     n = t.size
     R = quat_to_matrix(_unit_quats(y[:, : 4 * N].reshape(n, N, 4)))
     R[0] = R0  # exactly the benchmark's start (the quaternion round trip costs a few ulp)

@@ -14,8 +14,9 @@ so they are deliberately written in OTHER coordinates than the solvers use and i
 * B7 ``spatial_chain``: the same for N rods, N quaternions + N body angular velocities, 3N x 3N mass matrix;
 * B6 ``angular_velocity``: exact formulas.
 
-ODEs are integrated with ``scipy.integrate.solve_ivp`` (DOP853, rtol = atol = 1e-13) and evaluated with its
-dense output at the requested times. Every function takes a time array ``t`` (sorted, starting at 0).
+ODEs are integrated with DOP853 at rtol = atol = 1e-13 (:mod:`solvers.references.compiled`: SciPy's algorithm,
+compiled with the right-hand sides of :mod:`solvers.references.problems`) and evaluated with its dense output at
+the requested times. Every function takes a time array ``t`` (sorted, starting at 0).
 The ``energy_*``, ``momentum_*`` and ``constraint_*`` helpers work on the mapped (solver-side) coordinates
 and are independent of the minimal coordinates used for the integration.
 """
@@ -26,6 +27,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 from scipy.special import ellipj, ellipk, ellipkinc
 
+from . import problems
 from .common import (  # noqa: F401 (re-exported: the references' users read them from this module)
     ATOL,
     E3,
@@ -107,12 +109,7 @@ def planar_pendulum_exact(t, m=2.0, J=0.48, l=0.6, g=9.81, theta0=0.0, omega0=1.
 def planar_pendulum_ivp(t, m=2.0, J=0.48, l=0.6, g=9.81, theta0=0.0, omega0=1.0, rtol=None, atol=None):
     """The same problem by solve_ivp (DOP853), used to verify the closed form. Returns (theta, omega)."""
     t = _times(t)
-    a = m * g * l / J
-
-    def rhs(_t, y):
-        return [y[1], -a * np.sin(y[0])]
-
-    y = _integrate(rhs, [theta0, omega0], t, rtol=rtol, atol=atol)
+    y = _integrate(problems.planar(m * g * l / J), [theta0, omega0], t, rtol=rtol, atol=atol)
     return y[:, 0], y[:, 1]
 
 
@@ -143,16 +140,7 @@ def _two_bar_angles(t, m1, l1, m2, l2, g, th1, th2, dth1, dth2):
     G1 = g * (0.5 * m1 + m2) * l1
     G2 = g * 0.5 * m2 * l2
 
-    def rhs(_t, y):
-        q1, q2, w1, w2 = y
-        d = q1 - q2
-        c, s = np.cos(d), np.sin(d)
-        f1 = -a * s * w2 * w2 - G1 * np.cos(q1)
-        f2 = a * s * w1 * w1 - G2 * np.cos(q2)
-        det = M11 * M22 - (a * c) ** 2
-        return [w1, w2, (M22 * f1 - a * c * f2) / det, (M11 * f2 - a * c * f1) / det]
-
-    return _integrate(rhs, [th1, th2, dth1, dth2], t)
+    return _integrate(problems.two_bars(M11, M22, a, G1, G2), [th1, th2, dth1, dth2], t)
 
 
 def two_link_arm_reference(t, m1=1.0, l1=1.0, m2=2.0, l2=SQRT3, g=9.81, th1=0.0, th2=0.0, dth1=0.0, dth2=0.0):
@@ -308,13 +296,7 @@ def pendulum_3d_reference(
     m, J, rho, R0, Omega0 = _pendulum_3d_params(m, J, rho, R0, cardan0, Omega0)
     mg_rho = m * g * rho
 
-    def rhs(_t, y):
-        q, W = y[:4], y[4:]
-        R = quat_to_matrix(q)
-        torque = np.cross(mg_rho, R[2]) - np.cross(W, J @ W)  # R^T e3 = third row of R
-        return np.concatenate((_quat_rate(q, W), np.linalg.solve(J, torque)))
-
-    y = _integrate(rhs, np.concatenate((quat_from_matrix(R0), Omega0)), t)
+    y = _integrate(problems.top(mg_rho, J), np.concatenate((quat_from_matrix(R0), Omega0)), t)
     return quat_to_matrix(_unit_quats(y[:, :4])), y[:, 4:].copy()
 
 
