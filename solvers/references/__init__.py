@@ -1,13 +1,19 @@
 """Reference solutions of every benchmark, for any parameters and initial state the benchmark accepts.
 
 The exact solution where one is known (the planar pendulum's Jacobi-elliptic solution in libration, the
-prescribed rotation of angular_velocity), else SciPy's DOP853 at rtol = atol = 1e-13 in OTHER coordinates than
+prescribed rotation of angular_velocity), else DOP853 (SciPy's algorithm, compiled: :mod:`solvers.references.compiled`) at rtol = atol = 1e-13 in OTHER coordinates than
 the methods use (:mod:`solvers.references.solutions`: bar angles, quaternions); its own accuracy is estimated by
 the same solution at a 100 times looser tolerance. Independent of every method module: only the benchmark's
 parameters and its drawn points come from :mod:`solvers.models`.
 
     ref = references.reference("spatial_double_pendulum", t, params)  # Reference at the times t
     err = references.error(result)   # per saved sample of a Result: metres (drawn points) or radians (rotation)
+    references.horizon(result)       # the time past which the reference cannot judge it (chaos), or None
+
+A numerical reference also carries its error estimate per sample (``Reference.estimate``) and its horizon: the
+first time that estimate passes HORIZON_FRACTION (1e-3) of the mechanism's size. On the chaotic spatial double
+pendulum and chain the reference's error grows by a factor 10 every 3-5 s (docs/methods.md), and past the
+horizon no solution, the reference included, is accurate enough to rank methods by their error.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from ..result import Result, _plain
 from . import solutions as sol
 
 LOOSE_FACTOR = 100.0  # the accuracy estimate: the same solution at this times the tolerance
+# the horizon: where the reference's own error estimate first passes this fraction of the mechanism's size (the
+# largest distance of a drawn point from the origin), the reference stops being a judge
+HORIZON_FRACTION = 1e-3
 
 
 class ReferenceUnavailableError(ValueError):
@@ -48,6 +57,15 @@ class Reference:
     description: str
     cpu_time: float
     state_accuracy: float = 0.0  # the same estimate for the state entries (max abs difference, any key)
+    estimate: np.ndarray | None = None  # per sample: the estimated error in ``unit`` (None for an exact one)
+    horizon: float | None = None  # the first time the estimate passes HORIZON_FRACTION x size (None: never)
+
+    def horizon_note(self) -> str:
+        """The sentence the error chart shows past the horizon ("" without one)."""
+        if self.horizon is None:
+            return ""
+        return (f"beyond t = {self.horizon:.1f} s the motion is chaotic: no solution is accurate enough to judge the "
+                f"methods (the reference's own error estimate passes {HORIZON_FRACTION:g} of the mechanism's size)")
 
 
 Solved = tuple[dict[str, np.ndarray], np.ndarray, bool]  # state, flat states in the model's layout, exact
@@ -173,15 +191,32 @@ def _cached(benchmark: str, params_json: str, t_bytes: bytes,
             f"the reference solution ({how}) would take longer than {budget:g} s for this run: shorten the end "
             "time or use the library (solvers.references) without a budget")
     points = model.points(flat)
-    accuracy = 0.0 if exact else float(_difference("m", points, model.points(flat_loose)).max())
+    estimate = None if exact else _difference("m", points, model.points(flat_loose))
+    accuracy = 0.0 if estimate is None else float(estimate.max())
+    horizon = None
+    if estimate is not None:
+        size = float(np.linalg.norm(points, axis=-1).max())
+        past = np.flatnonzero(estimate > HORIZON_FRACTION * size)
+        horizon = float(t[past[0]]) if past.size else None
+        estimate.setflags(write=False)
     state_accuracy = 0.0 if exact else max(float(np.abs(state[k] - state_loose[k]).max()) for k in state)
     for v in (*state.values(), points):
         v.setflags(write=False)
     description = how if exact else (
         f"{how}, rtol = atol = {sol.RTOL:g}; its error is estimated at {accuracy:.1g} {unit} (its difference to the "
-        f"same solution at {LOOSE_FACTOR * sol.RTOL:g}, an upper bound)")
+        f"same solution at {LOOSE_FACTOR * sol.RTOL:g}, an estimate, not a bound)")
+    if horizon is not None:
+        description += f"; beyond t = {horizon:.1f} s that estimate passes {HORIZON_FRACTION:g} of the mechanism's size"
     return Reference(benchmark, t, state, points, bool(exact), unit, accuracy, description,
-                     time.process_time() - started, state_accuracy)
+                     time.process_time() - started, state_accuracy, estimate, horizon)
+
+
+def horizon(result: Result, ref: Reference | None = None, budget: float | None = None) -> float | None:
+    """The time beyond which the reference of ``result`` cannot judge it (:attr:`Reference.horizon`): its own
+    error estimate there passes HORIZON_FRACTION of the mechanism's size, as on chaotic runs. None: no horizon."""
+    if ref is None:
+        ref = reference(result.benchmark, result.t, result.params, budget)
+    return ref.horizon
 
 
 def error(result: Result, ref: Reference | None = None, budget: float | None = None) -> np.ndarray:
