@@ -1,8 +1,9 @@
 """Reference solutions of every benchmark, for any parameters and initial state the benchmark accepts.
 
 The exact solution where one is known (the planar pendulum's Jacobi-elliptic solution in libration, the
-prescribed rotation of angular_velocity), else DOP853 (SciPy's algorithm, compiled: :mod:`solvers.references.compiled`) at rtol = atol = 1e-13 in OTHER coordinates than
-the methods use (:mod:`solvers.references.solutions`: bar angles, quaternions); its own accuracy is estimated by
+prescribed rotation of angular_velocity), else DOP853 (SciPy's algorithm, compiled:
+:mod:`solvers.references.compiled`) at rtol = atol = 1e-13 in OTHER coordinates than the methods use
+(:mod:`solvers.references.solutions`: bar angles, quaternions); its own accuracy is estimated by
 the same solution at a 100 times looser tolerance. Independent of every method module: only the benchmark's
 parameters and its drawn points come from :mod:`solvers.models`.
 
