@@ -103,7 +103,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="--scaling: no further repeat of a pair once its runs took this many seconds (default 5)")
     p.add_argument("--plot", metavar="FILE", help="--scaling: log-log us/step against N (.svg, or with matplotlib "
                    "any format it writes)")
+    p.add_argument("--references", action="store_true",
+                   help="instead: per benchmark, the reference's CPU time over the default run, its estimated "
+                        "accuracy and horizon (solvers.references)")
     args = p.parse_args(argv)
+    if args.references:
+        from . import references
+
+        return references.cli(args.repeat)
     if args.scaling:
         from . import scaling
 

@@ -70,11 +70,15 @@ def spatial_double_pendulum_reference(
     R[:, 0] = quat_to_matrix(_unit_quats(y[:, 0:4]))
     R[:, 1] = quat_to_matrix(_unit_quats(y[:, 4:8]))
     Omega = np.stack((y[:, 8:11], y[:, 11:14]), axis=1)
+    # _sdp_kinematics for every sample at once: x = (-R1 X11, R1 X12 + x1 - R2 X21), v = A Omega
     x = np.empty((n, 2, 3))
     v = np.empty((n, 2, 3))
-    for i in range(n):
-        x[i, 0], x[i, 1], A = _sdp_kinematics(R[i, 0], R[i, 1], X11, X12, X21)
-        v[i] = (A @ Omega[i].reshape(6)).reshape(2, 3)
+    R1s, R2s = R[:, 0], R[:, 1]
+    x[:, 0] = -R1s @ X11
+    x[:, 1] = R1s @ X12 + x[:, 0] - R2s @ X21
+    v[:, 0] = np.einsum("nij,nj->ni", R1s, np.cross(X11, Omega[:, 0]))
+    v[:, 1] = (-np.einsum("nij,nj->ni", R1s, np.cross(X12 - X11, Omega[:, 0]))
+               + np.einsum("nij,nj->ni", R2s, np.cross(X21, Omega[:, 1])))
     return {"R": R, "x": x, "Omega": Omega, "v": v}
 
 
