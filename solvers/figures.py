@@ -363,7 +363,24 @@ def error_figure(results: Sequence[dict]) -> Figure:
     fig = _time_axis(fig, title, f"{what} [{unit}]", log=True)
     fig["layout"]["title"]["text"] = (f"{title}<br><sup>reference: "
                                       f"{_wrap(with_error[0][1].get('reference', ''))}</sup>")
+    horizons = [r["horizon"] for _, r in with_error if r.get("horizon") is not None]
+    if horizons:  # past it the reference cannot judge (solvers.references.Reference.horizon): shade and say so
+        start = min(horizons)
+        end = max(float(np.nanmax(_array(r["t"]))) for _, r in with_error)
+        fig["layout"]["shapes"] = [{"type": "rect", "xref": "x", "yref": "paper", "x0": start, "x1": end, "y0": 0,
+                                    "y1": 1, "fillcolor": "#9ca3af", "opacity": 0.25, "line": {"width": 0},
+                                    "layer": "below", "name": "horizon"}]
+        fig["layout"]["annotations"] = [{
+            "text": _wrap(HORIZON_HELP.format(t=start), 60), "xref": "x", "yref": "paper", "x": start, "y": 1.0,
+            "xanchor": "left", "yanchor": "top", "align": "left", "showarrow": False,
+            "font": {"size": 11, "color": "#374151"}, "bgcolor": "rgba(255,255,255,0.7)", "name": "horizon"}]
     return fig
+
+
+# the label of the shaded span past a reference's horizon, and the help it gives (one line on the Run page)
+HORIZON_HELP = ("beyond t = {t:.1f} s the motion is chaotic: no solution is accurate enough to judge the methods "
+                "(the reference's own error estimate passes 1e-3 of the mechanism's size; errors there measure "
+                "the chaos, not the method)")
 
 
 def _wrap(text: str, width: int = 110) -> str:
@@ -397,7 +414,7 @@ def momentum_figure(results: Sequence[dict]) -> Figure:
 SUMMARY_COLUMNS = (
     ("run", "Run"),
     ("status", "Status"),
-    ("max_error", "max error"),  # against the reference, over the saved samples (m or rad: the error chart)
+    ("max_error", "max error"),  # against the reference, over the saved samples up to its horizon (the error chart)
     ("error_at_end", "error at t_end"),
     ("max_energy_error", "max |ΔE| [J]"),
     ("max_constraint_position", "max |Φ|"),
@@ -439,6 +456,8 @@ def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
             if unit and s.get(key) is not None:
                 row[key] += f" {unit}"
                 row[f"{key}_value"] = repr(float(s[key]))  # the exact number, for whoever reads the page
+        if s.get("error_horizon") is not None and s.get("max_error") is not None:  # past it: chaos, not the method
+            row["max_error"] += f" (t ≤ {s['error_horizon']:.1f} s, the reference's horizon)"
         rows.append(row)
     return rows
 
@@ -514,7 +533,9 @@ def record(res: Result, reference: bool = True, reference_budget: float | None =
     status, counts, summary (plain; with ``max_error`` and ``error_at_end``), the series of
     :data:`solvers.result.SERIES`, ``points``, ``state`` and, with ``reference``, its error against the
     benchmark's reference (:mod:`solvers.references`): ``error`` (metres between drawn points or radians),
-    ``error_unit`` and ``reference`` (how it was made, or why there is none, e.g. over ``reference_budget`` s)."""
+    ``error_unit``, ``reference`` (how it was made, or why there is none, e.g. over ``reference_budget`` s) and
+    ``horizon`` (the time past which the reference cannot judge, or None); the summary's ``max_error`` is taken up
+    to that horizon (``error_horizon``)."""
     out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
            "params": _plain(dict(res.params)), "options": _plain(dict(res.options)), "status": res.status,
            "message": res.message, "cpu_time": float(res.cpu_time), "steps": int(res.steps),
@@ -525,7 +546,7 @@ def record(res: Result, reference: bool = True, reference_budget: float | None =
     out["points"] = np.asarray(res.points, dtype=float)
     out["state"] = {k: np.asarray(v) for k, v in res.state.items()}
     out["energy_error_envelope"] = np.asarray(res.energy_error_envelope, dtype=float)
-    out.update(error=np.zeros(0), error_unit="", reference="")
+    out.update(error=np.zeros(0), error_unit="", reference="", horizon=None)
     if reference and len(res.t):
         from . import references  # here: references imports the registry, which the figures need not
 
@@ -535,7 +556,9 @@ def record(res: Result, reference: bool = True, reference_budget: float | None =
             out["reference"] = str(exc)
         else:
             err = references.error(res, ref)
-            out.update(error=err, error_unit=ref.unit, reference=ref.description)
-            out["summary"]["max_error"] = float(np.nanmax(err)) if np.isfinite(err).any() else None
+            out.update(error=err, error_unit=ref.unit, reference=ref.description, horizon=ref.horizon)
+            judged = err if ref.horizon is None else err[ref.t <= ref.horizon]  # the max up to the horizon
+            out["summary"]["max_error"] = float(np.nanmax(judged)) if np.isfinite(judged).any() else None
+            out["summary"]["error_horizon"] = ref.horizon
             out["summary"]["error_at_end"] = float(err[-1]) if np.isfinite(err[-1]) else None
     return out

@@ -267,10 +267,14 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
             lib = references.reference(p["benchmark"], times, budget=REF_BUDGET)
         except references.ReferenceUnavailableError as exc:
             return {**p, "status": "error", "message": f"{exc}.", "runs": [], "fits": {}, "reference": ref_data}
-        ref_state, ref_rows = lib.state, {j: j for j in range(count + 1)}
-        uncertainty = lib.state_accuracy
-        ref_data.update(uncertainty=uncertainty, cpu_time=lib.cpu_time, description=(
-            f"{lib.description}" + ("" if lib.exact else f"; its state entries within {uncertainty:.1g}")))
+        # past the reference's horizon (chaos) it cannot judge: those times are never compared, so never fitted
+        ref_state = lib.state
+        ref_rows = {j: j for j in range(count + 1) if lib.horizon is None or times[j] <= lib.horizon}
+        uncertainty = lib.state_accuracy if lib.state_estimate is None else float(
+            lib.state_estimate[sorted(ref_rows)].max())  # over the compared times
+        ref_data.update(uncertainty=uncertainty, cpu_time=lib.cpu_time, horizon=lib.horizon, description=(
+            f"{lib.description}" + ("" if lib.exact else f"; its state entries within {uncertainty:.1g}")
+            + ("" if lib.horizon is None else f"; errors compared up to its horizon t = {lib.horizon:.1f} s only")))
     elif ref["kind"] == "run":
         half = ref["steps"] // 2
         res2 = _simulate(p, REF_METHOD, 2 * ref["h"], half, reporter(half, f"reference {REF_METHOD} at 2 h_ref"))

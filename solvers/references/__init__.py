@@ -60,6 +60,7 @@ class Reference:
     state_accuracy: float = 0.0  # the same estimate for the state entries (max abs difference, any key)
     estimate: np.ndarray | None = None  # per sample: the estimated error in ``unit`` (None for an exact one)
     horizon: float | None = None  # the first time the estimate passes HORIZON_FRACTION x size (None: never)
+    state_estimate: np.ndarray | None = None  # per sample: ``state_accuracy`` there (None for an exact one)
 
     def horizon_note(self) -> str:
         """The sentence the error chart shows past the horizon ("" without one)."""
@@ -200,7 +201,9 @@ def _cached(benchmark: str, params_json: str, t_bytes: bytes,
         past = np.flatnonzero(estimate > HORIZON_FRACTION * size)
         horizon = float(t[past[0]]) if past.size else None
         estimate.setflags(write=False)
-    state_accuracy = 0.0 if exact else max(float(np.abs(state[k] - state_loose[k]).max()) for k in state)
+    state_estimate = None if exact else np.max(
+        [np.abs(state[k] - state_loose[k]).reshape(len(t), -1).max(axis=1) for k in state], axis=0)
+    state_accuracy = 0.0 if state_estimate is None else float(state_estimate.max())
     for v in (*state.values(), points):
         v.setflags(write=False)
     description = how if exact else (
@@ -209,7 +212,7 @@ def _cached(benchmark: str, params_json: str, t_bytes: bytes,
     if horizon is not None:
         description += f"; beyond t = {horizon:.1f} s that estimate passes {HORIZON_FRACTION:g} of the mechanism's size"
     return Reference(benchmark, t, state, points, bool(exact), unit, accuracy, description,
-                     time.process_time() - started, state_accuracy, estimate, horizon)
+                     time.process_time() - started, state_accuracy, estimate, horizon, state_estimate)
 
 
 def horizon(result: Result, ref: Reference | None = None, budget: float | None = None) -> float | None:
