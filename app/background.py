@@ -47,7 +47,7 @@ from app.layout import (
     param_defaults,
     status,
 )
-from solvers.registry import METHODS
+from solvers.registry import BENCHMARKS, METHODS, applies
 
 log = logging.getLogger(__name__)
 
@@ -255,6 +255,15 @@ def warm_runs() -> list[str]:
     same kernel again. Returns their keys."""
     cache = run_cache()
     return [cache.run(cfg)[0] for cfg in (default_run_config(),)]
+
+
+def warm_references() -> list[str]:
+    """Every benchmark's default run (rk4 at its default step and end time) into the run cache, and with it its
+    reference into the reference store beside it (RunCache.reference_store), which every other method's run at
+    the default step then reads instead of computing. Returns the run keys."""
+    cache = run_cache()
+    return [cache.run(_default_config(b, "rk4", spec.default_h, spec.default_t_end))[0]
+            for b, spec in BENCHMARKS.items() if applies("rk4", b)]
 
 
 def _lesson_requests() -> list[dict]:

@@ -260,7 +260,8 @@ def _within(progress: Progress | None, deadline: Callable[[], bool] | None) -> P
 
 
 def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_samples: int = STORE_SAMPLES,
-             deadline: Callable[[], bool] | None = None, limit_text: str = "") -> dict:
+             deadline: Callable[[], bool] | None = None, limit_text: str = "",
+             reference_store: Path | None = None) -> dict:
     """Run one canonical configuration; return a result dict with numpy arrays (what the run cache stores).
 
     ``deadline()`` (app.limits) is checked between the solver's chunks: once False, the run stops with status
@@ -291,7 +292,7 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
                 "newton_iterations": 0, "summary": {}, "point_names": [], **{s: empty for s in SERIES},
                 "points": np.zeros((0, 0, 3)), "state": {}, "error": empty, "error_unit": "", "reference": ""}
     message = limit_text if res.status == "cancelled" and deadline is not None and not deadline() else res.message
-    record = figures.record(res, reference_budget=REFERENCE_SECONDS)
+    record = figures.record(res, reference_budget=REFERENCE_SECONDS, reference_store=reference_store)
     return {**record, **base, "message": message, "wall_time": time.perf_counter() - started}
 
 
@@ -313,6 +314,8 @@ class RunCache:
         self._cache = diskcache.Cache(str(directory), size_limit=size_limit)
         self._locks = Path(directory) / "computing"
         self._locks.mkdir(exist_ok=True)
+        # the runs' reference solutions, beside the runs, per code version (solvers.references.reference's store)
+        self.reference_store = Path(directory).parent / "references" / version
 
     def close(self) -> None:
         self._cache.close()
@@ -349,7 +352,8 @@ class RunCache:
             hit = self.get(key)  # computed by another job while this one waited for the lock
             if hit is not None:
                 return key, hit, True
-            result = simulate(config, progress, deadline=deadline, limit_text=limit_text)
+            result = simulate(config, progress, deadline=deadline, limit_text=limit_text,
+                              reference_store=self.reference_store)
             self.put(key, result)
         return key, result, False
 

@@ -1,7 +1,9 @@
 """The dashboard's warm-up: ``python -m app.warm`` computes the runs a class asks for first into the run cache
 (app.background.warm_runs: the Run page's default run), compiles every other solver kernel (in parallel
-processes), measures what a cheap run costs here (app.background.calibrate) for every process of the server,
-and computes every lesson's demo (app.background.warm_lessons). ``--lessons``: only the lessons' demos.
+processes), computes every benchmark's default run with its reference (app.background.warm_references: the
+reference store beside the run cache), measures what a cheap run costs here (app.background.calibrate) for
+every process of the server, and computes every lesson's demo (app.background.warm_lessons). ``--lessons``:
+only the lessons' demos.
 
 gunicorn starts it in the background when the kernels of this version of the code are not compiled yet
 (app/gunicorn_conf.py), so the page answers at once on a fresh clone; a first click on Run waits for the warmed
@@ -34,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     os.nice(10)  # the rest behind the server's requests and the jobs started meanwhile
     solvers.warmup(verbose=False, jobs=solvers.api.default_jobs())
     compiled = time.perf_counter() - started
+    background.warm_references()  # every benchmark's default run and its reference, stored for every process
     background.calibrate()
     calibrated = time.perf_counter() - started
     computed = background.warm_lessons()

@@ -528,14 +528,16 @@ def results_json(results: Sequence[dict]) -> str:
 # From a Result
 
 
-def record(res: Result, reference: bool = True, reference_budget: float | None = None) -> dict:
+def record(res: Result, reference: bool = True, reference_budget: float | None = None,
+           reference_store: Any = None) -> dict:
     """A Result as the builders here read it (what the dashboard's run cache stores): the run's configuration,
     status, counts, summary (plain; with ``max_error`` and ``error_at_end``), the series of
     :data:`solvers.result.SERIES`, ``points``, ``state`` and, with ``reference``, its error against the
     benchmark's reference (:mod:`solvers.references`): ``error`` (metres between drawn points or radians),
     ``error_unit``, ``reference`` (how it was made, or why there is none, e.g. over ``reference_budget`` s) and
     ``horizon`` (the time past which the reference cannot judge, or None); the summary's ``max_error`` is taken up
-    to that horizon (``error_horizon``)."""
+    to that horizon (``error_horizon``). ``reference_store``: the directory of stored references
+    (:func:`solvers.references.reference`'s ``store``)."""
     out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
            "params": _plain(dict(res.params)), "options": _plain(dict(res.options)), "status": res.status,
            "message": res.message, "cpu_time": float(res.cpu_time), "steps": int(res.steps),
@@ -551,7 +553,8 @@ def record(res: Result, reference: bool = True, reference_budget: float | None =
         from . import references  # here: references imports the registry, which the figures need not
 
         try:
-            ref = references.reference(res.benchmark, res.t, res.params, budget=reference_budget)
+            ref = references.reference(res.benchmark, res.t, res.params, budget=reference_budget,
+                                       store=reference_store)
         except references.ReferenceUnavailableError as exc:
             out["reference"] = str(exc)
         else:
