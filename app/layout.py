@@ -35,6 +35,10 @@ CHARTS = {"trajectory": "run-trajectory-graph", "error": "run-error-graph", "ene
 # the 3D view and its controls, as run_page.js knows them
 SCENE = {"graph": "run-scene-3d", "play": "run-scene-play", "scrub": "run-scene-scrub", "time": "run-scene-time",
          "fps": "run-scene-fps"}
+# the error chart's one line of help (the chart shades the span past a chaotic run's horizon, solvers.figures)
+ERROR_HELP = ("On a chaotic run (the spatial double pendulum, the chain) tiny differences grow tenfold every few "
+              "seconds: past the shaded horizon the reference's own error estimate passes 1e-3 of the mechanism's "
+              "size, so errors there measure the chaos, not the method, and the table's max error stops there.")
 JS_IDS = "run-page-ids"  # the element whose data-ids carries CHARTS and SCENE to run_page.js
 
 
@@ -356,7 +360,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
                 ],
                 className="card",
             ),
-            html.Div(_graph(CHARTS["error"]), className="card"),
+            html.Div([_graph(CHARTS["error"]), html.P(ERROR_HELP, className="muted")], className="card"),
             html.Div(_graph(CHARTS["constraint"]), className="card"),
             html.Div(_graph(CHARTS["orthogonality"], 340), className="card"),
             html.Div(_graph(CHARTS["momentum"], 340), className="card"),

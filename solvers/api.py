@@ -163,6 +163,9 @@ def warmup(verbose: bool = True, jobs: int = 1) -> float:
             list(pool.map(_warm_pair, warm_tasks()))
     for m in METHODS:
         _warm_method(m)
+    from . import references  # and the references' compiled DOP853 (one kernel for every benchmark)
+
+    references.reference("pendulum_3d", [0.0, 0.01])
     _numba_cache.mark_complete()
     dt = time.perf_counter() - t0
     if verbose:
