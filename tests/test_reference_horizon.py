@@ -52,3 +52,17 @@ def test_the_planar_pendulum_exact_reference_has_no_horizon_and_no_shading():
 def test_a_short_regular_run_has_no_horizon():
     res = solvers.simulate("spatial_double_pendulum", "rk4", h=1e-3, t_end=5.0)
     assert references.horizon(res) is None
+
+
+def test_the_convergence_study_never_compares_past_the_horizon():
+    from solvers import studies
+
+    s = studies.run_study({"benchmark": "spatial_double_pendulum", "methods": ["rk4"], "h": 0.01, "levels": 2,
+                           "t_end": 40.0})
+    assert s["status"] == "ok"
+    horizon = s["reference"]["horizon"]
+    assert horizon is not None and 15.0 <= horizon <= 40.0
+    assert f"up to its horizon t = {horizon:.1f} s" in s["reference"]["description"]
+    grid = s["stride"] * s["h"]  # the compared times: multiples of the sampling grid
+    within = int(np.floor(horizon / grid + 1e-9)) + 1  # t = 0 included
+    assert [r["compared"] for r in s["runs"]] == [within, within]
