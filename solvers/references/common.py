@@ -52,7 +52,7 @@ def _times(t) -> np.ndarray:
     return t
 
 
-CHUNK = 500  # DOP853 steps per compiled call: the deadline is checked between calls
+CHUNK_SECONDS = 0.02  # the deadline is checked between compiled calls of about this length (steps doubling from 8)
 
 
 def _integrate(rhs, y0, t: np.ndarray, rtol: float | None = None, atol: float | None = None) -> np.ndarray:
@@ -115,8 +115,12 @@ def _integrate_compiled(problem, y0: np.ndarray, t: np.ndarray, rtol: float, ato
         out[i_out] = y0
         i_out += 1
     start = time.monotonic()
+    chunk = 8  # a large chain's step costs milliseconds: the first calls are short, then as long as CHUNK_SECONDS
     while True:
-        i_out, status = compiled.advance(kind, p, w, y, f, clock, t_end, rtol, atol, t, out, i_out, CHUNK)
+        called = time.monotonic()
+        i_out, status = compiled.advance(kind, p, w, y, f, clock, t_end, rtol, atol, t, out, i_out, chunk)
+        if time.monotonic() - called < 0.5 * CHUNK_SECONDS:
+            chunk *= 2
         if status == compiled.DONE:
             break
         if status == compiled.TOO_SMALL_STEP:  # pragma: no cover - would be a bug in the reference
