@@ -65,8 +65,7 @@ def layout(**_query) -> html.Div:
                       html.Button("Cancel", id="conv-cancel", n_clicks=0, disabled=True, className="button")],
                      className="buttons"),
         ],
-        className="controls",
-        style={"gridTemplateColumns": "minmax(200px, 1.4fr) minmax(200px, 1.4fr) repeat(3, minmax(100px, 0.6fr)) auto"},
+        className="controls conv-controls",
     )
     about = html.P(
         [
@@ -96,7 +95,8 @@ def layout(**_query) -> html.Div:
             dcc.Graph(id="conv-work-graph", figure=conv.work_precision_figure(None), style=_GRAPH,
                       config={"displaylogo": False, "responsive": True}),
         ],
-        style={"display": "grid", "gridTemplateColumns": "repeat(auto-fit, minmax(460px, 1fr))", "gap": "1rem"},
+        style={"display": "grid", "gridTemplateColumns": "repeat(auto-fit, minmax(min(460px, 100%), 1fr))",
+               "gap": "1rem"},
     )
     return html.Div(
         [
@@ -125,8 +125,10 @@ def details(study: dict | None) -> list:
         html.Ul([html.Li(line) for line in conv.fits_summary(study)], id="conv-fits"),
         html.P(f"Reference: {study['reference'].get('description', '')}.", id="conv-reference",
                style={"color": "#6b7280"}),
-        html.Table([html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])), html.Tbody(rows)],
-                   id="conv-table", style={"borderCollapse": "collapse", "width": "100%", "background": "#fff"}),
+        html.Div(html.Table([html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])), html.Tbody(rows)],
+                            id="conv-table", style={"borderCollapse": "collapse", "width": "100%",
+                                                    "background": "#fff"}),
+                 className="table-scroll"),
     ]
 
 
