@@ -364,6 +364,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             ),
             html.Div(
                 [
+                    html.Label("Energy chart scale", htmlFor="run-energy-mode", className="sr-only"),
                     dcc.RadioItems(id="run-energy-mode", options=[{"label": "signed", "value": "signed"},
                                                               {"label": "log |.|", "value": "log"},
                                                               {"label": "log |.| vs log t", "value": "loglog"}],

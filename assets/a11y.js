@@ -3,6 +3,8 @@
 //   button, which its label names, takes its place; typing while the open list has focus goes to its search box
 //   (otherwise the first letters are lost on the selected option).
 // - dcc.Slider: each thumb (role=slider) is named after its field's label.
+// - dcc.RadioItems / Checklist: a listbox of options that each hold a focusable input (nested interactive
+//   controls) becomes a named radiogroup (group) of the native inputs, which carry the semantics themselves.
 (() => {
   const labelOf = (el) => {
     const holder = el.closest('[id]');
@@ -18,13 +20,21 @@
       const trigger = proxy.parentElement && proxy.parentElement.querySelector('button.dash-dropdown');
       if (trigger && !trigger.disabled) trigger.setAttribute('tabindex', '0');
     });
+    root.querySelectorAll('.dash-options-list[role="listbox"]').forEach((list) => {
+      if (!list.querySelector('input')) return;
+      list.setAttribute('role', list.querySelector('input[type="radio"]') ? 'radiogroup' : 'group');
+      const text = labelOf(list);
+      if (text && !list.getAttribute('aria-label')) list.setAttribute('aria-label', text);
+    });
+    root.querySelectorAll('.dash-options-list label[role="option"], .dash-options-list label[aria-selected]')
+      .forEach((option) => { option.removeAttribute('role'); option.removeAttribute('aria-selected'); });
     root.querySelectorAll('[role="slider"]:not([aria-label]):not([aria-labelledby])').forEach((thumb) => {
       const text = labelOf(thumb);
       if (text) thumb.setAttribute('aria-label', text);
     });
   }
   new MutationObserver(() => repair(document)).observe(document.documentElement,
-    {childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'disabled']});
+    {childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'disabled', 'role', 'aria-selected']});
   document.addEventListener('DOMContentLoaded', () => repair(document));
   window.addEventListener('keydown', (event) => {
     const list = event.target && event.target.closest && event.target.closest('.dash-dropdown-content');

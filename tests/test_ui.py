@@ -137,3 +137,64 @@ def test_one_h1_lang_and_every_input_labelled(laptop, live_server, name):
                      && !e.getAttribute('aria-labelledby'))
         .map(e => e.outerHTML.slice(0, 120))""")
     assert not unlabelled, unlabelled
+
+
+def test_laptop_chart_titles_are_whole_and_name_the_benchmark(laptop, live_server):
+    """1366 x 768 after a run: every chart's title lies inside its chart, clear of the toolbar, and the
+    trajectories chart names the benchmark by its title."""
+    laptop.goto(live_server + "?benchmark=pendulum_3d&methods=rk4,rattlie&h=0.01&t_end=2")
+    laptop.wait_for_selector("#run-energy-graph .main-svg")
+    laptop.click("#run-start")
+    laptop.wait_for_selector("#run-status .status-done", timeout=DEMO_TIMEOUT_MS)
+    laptop.wait_for_timeout(500)
+    boxes = laptop.evaluate("""() => [...document.querySelectorAll('.charts .js-plotly-plot')].map(gd => {
+        const g = gd.getBoundingClientRect(), t = gd.querySelector('.gtitle');
+        const bar = gd.querySelector('.modebar');
+        const r = t ? t.getBoundingClientRect() : null, m = bar ? bar.getBoundingClientRect() : null;
+        return {id: gd.parentElement.id || gd.id, text: t ? t.textContent : '', graph: [g.top, g.left, g.right],
+                title: r && [r.top, r.bottom, r.left, r.right], bar: m && m.width ? [m.top, m.bottom, m.left, m.right]
+                : null}; })""")
+    titled = [b for b in boxes if b["title"]]
+    assert titled, boxes
+    for b in titled:
+        top, bottom, left, right = b["title"]
+        assert top >= b["graph"][0] - 0.5 and left >= b["graph"][1] - 0.5 and right <= b["graph"][2] + 0.5, b
+        if b["bar"]:
+            bt, bb, bl, br = b["bar"]
+            assert bottom <= bt or top >= bb or right <= bl or left >= br, b
+    trajectory = next(b for b in titled if b["text"].startswith("Trajectories"))
+    assert "3D pendulum" in trajectory["text"] and "pendulum_3d" not in trajectory["text"], trajectory
+    _screenshot(laptop, "laptop-run.png")
+
+
+def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
+    laptop.goto(live_server)
+    laptop.wait_for_selector("#run-energy-graph .main-svg")
+    laptop.click("#run-benchmark")
+    laptop.wait_for_selector(".dash-dropdown-content")
+    laptop.keyboard.type("3D pend")
+    laptop.wait_for_function("() => document.querySelector('.dash-dropdown-search').value === '3D pend'")
+    options = laptop.eval_on_selector_all(".dash-dropdown-content [role=option]", "els => els.map(e => e.textContent)")
+    assert options and all("3D pend" in o for o in options), options
+
+
+def test_unknown_ids_in_a_link_are_named(laptop, live_server):
+    laptop.goto(live_server + "?benchmark=foo&methods=zzz")
+    laptop.wait_for_selector("#run-energy-graph .main-svg")
+    assert "'foo' is not known" in laptop.inner_text("#run-benchmark-msg")
+    assert "'zzz'" in laptop.inner_text("#run-methods-msg")
+    laptop.goto(live_server + "lessons?lesson=nope")
+    laptop.wait_for_selector("#lessons-link-msg")
+    assert "'nope' is not known" in laptop.inner_text("#lessons-link-msg")
+
+
+@pytest.mark.parametrize(("query", "field", "text"), [
+    ("h=0.01&t_end=1e9", "#run-t-end-msg", "100,000,000,000 steps"),
+    ("h=1e-12&t_end=1e12", "#run-t-end-msg", "about 1e24 steps"),
+    ("h=1e-9&t_end=10", "#run-step-msg", "10,000,000,000 steps"),
+])
+def test_too_many_steps_is_said_under_the_field_concerned(laptop, live_server, query, field, text):
+    laptop.goto(live_server + "?benchmark=planar_pendulum&methods=rk4&" + query)
+    laptop.wait_for_selector("#run-energy-graph .main-svg")
+    laptop.click("#run-start")
+    laptop.wait_for_function(f"() => document.querySelector('{field}').textContent.includes('{text}')")

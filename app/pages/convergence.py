@@ -75,7 +75,9 @@ def layout(**_query) -> html.Div:
             "DOP853 at 1e-13 in other coordinates; its estimated error is shown below), or for a benchmark without "
             f"one {studies.REF_METHOD} at the smallest step / {studies.REF_FACTOR}. Orders are least-squares slopes "
             "in log-log; hollow markers are "
-            "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time. "
+            "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time per "
+            f"run; a run shorter than {studies.MIN_TIMED_CPU * 1e3:g} ms of CPU is repeated until the repeats add up "
+            "to that much, and their mean is shown (a single short run would measure the timer's resolution). "
             f"Caps: {studies.MAX_STEPS_PER_RUN:,} steps per run, {studies.MAX_TOTAL_STEPS:,} steps per study.",
         ],
         style={"color": "#6b7280", "fontSize": "0.9rem", "margin": "0.6rem 0 0"},
