@@ -147,7 +147,9 @@ RECORD_FRAMES_JS = """() => {
         const body = document.getElementById('lessons-body');
         if (body) {
             const m = body.className.match(/step-(\\\\d+) for-(\\\\S+)/);
-            const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0);
+            const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
+                                                         && getComputedStyle(c).visibility !== 'hidden');
+            const svg = visible[0] && visible[0].querySelector('.main-svg');
             const v = visible[0];
             window.__frames.push({
                 t: performance.now(), position: document.getElementById('lessons-position').textContent,
@@ -155,6 +157,8 @@ RECORD_FRAMES_JS = """() => {
                 shown_lesson: v ? v.dataset.lesson : null, shown_step: v ? Number(v.dataset.step) : null,
                 title: document.querySelector('#lessons-body .lesson-title')?.textContent || '',
                 charts: v ? [...v.querySelectorAll('[data-chart]')].map(e => e.dataset.chart) : [],
+                // a drawn chart's width as a share of its step's (1: drawn at its final width)
+                width: svg ? svg.getBoundingClientRect().width / v.getBoundingClientRect().width : null,
             });
         }
         requestAnimationFrame(sample);
@@ -205,6 +209,9 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
             run = run + (nxt["t"] - f["t"]) if bad else 0.0
             runs.append(run)
         assert max(runs, default=0.0) <= 100.0, [w for w in wrong if w[0] > 0][:5]
+        # a chart is drawn at its final width from the first frame it is on the screen (none drawn narrow first)
+        narrow = [f for f in frames if f["width"] is not None and not 0.9 <= f["width"] <= 1.01]
+        assert not narrow, narrow[:3]
         # every step of every lesson was on the screen, the right one, at some frame
         seen = {(f["lesson"], f["step"]) for f in frames if not any(w[1] is f for w in wrong)}
         assert seen >= {(lid, k) for lid, n in sizes.items() for k in range(n)}, sorted(
