@@ -268,11 +268,12 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
                 "run-benchmark-msg",
                 text=form.get("unknown", {}).get("benchmark", ""),
             ),
-            _field(
-                "Methods",
-                dcc.Dropdown(id="run-methods", options=available, value=form["methods"], multi=True),
-                "run-methods-msg",
-                text=form.get("unknown", {}).get("methods", ""),
+            html.Div(
+                [*_field("Methods", dcc.Dropdown(id="run-methods", options=available, value=form["methods"],
+                                                 multi=True), "run-methods-msg").children,
+                 # the link's note apart from run-methods-msg, which the form's validation rewrites on load
+                 message("run-methods-link-msg", form.get("unknown", {}).get("methods", ""))],
+                className="field",
             ),
             html.Div(
                 [

@@ -174,7 +174,8 @@ def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
     laptop.wait_for_selector(".dash-dropdown-content")
     laptop.keyboard.type("3D pend")
     laptop.wait_for_function("() => document.querySelector('.dash-dropdown-search').value === '3D pend'")
-    options = laptop.eval_on_selector_all(".dash-dropdown-content [role=option]", "els => els.map(e => e.textContent)")
+    options = laptop.eval_on_selector_all(".dash-dropdown-content .dash-options-list-option",
+                                          "els => els.map(e => e.textContent)")
     assert options and all("3D pend" in o for o in options), options
 
 
@@ -182,7 +183,7 @@ def test_unknown_ids_in_a_link_are_named(laptop, live_server):
     laptop.goto(live_server + "?benchmark=foo&methods=zzz")
     laptop.wait_for_selector("#run-energy-graph .main-svg")
     assert "'foo' is not known" in laptop.inner_text("#run-benchmark-msg")
-    assert "'zzz'" in laptop.inner_text("#run-methods-msg")
+    assert "'zzz'" in laptop.inner_text("#run-methods-link-msg")
     laptop.goto(live_server + "lessons?lesson=nope")
     laptop.wait_for_selector("#lessons-link-msg")
     assert "'nope' is not known" in laptop.inner_text("#lessons-link-msg")
