@@ -392,6 +392,15 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             actions,
             html.Div(html.Table(summary_table([]), id="run-summary-table", className="summary"),
                      className="card table-card"),
+            html.Details(
+                [html.Summary("Why can rk4's error be smaller than a geometric method's?"),
+                 html.P("Over a short run the error against the reference is set by the order and the step: rk4 is "
+                        "fourth order, RATTLie and most geometric methods here second order (the order badge under "
+                        "Method options), so at the same h rk4's trajectory error is usually far smaller. "
+                        "Geometric methods keep invariants (energy without drift, constraints, rotations, momenta) "
+                        "over long runs, not the trajectory: compare the energy, constraint and orthogonality "
+                        "charts, and long runs.", className="muted")],
+                className="card why-card", id="run-why-orders"),
             html.Div([scene, *charts], className="charts"),
             dcc.Store(id="run-job-request"),
             dcc.Store(id="run-status-ended"),
