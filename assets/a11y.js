@@ -2,7 +2,8 @@
 // - dcc.Dropdown: its hidden focus proxy (aria-hidden, yet in the tab order) leaves the tab order and the trigger
 //   button, which its label names, takes its place; typing while the open list has focus goes to its search box
 //   (otherwise the first letters are lost on the selected option).
-// - dcc.Slider: each thumb (role=slider) is named after its field's label.
+// - dcc.Slider: each thumb (role=slider) is named after its field's label; so is an input that a label cannot
+//   point at (a pattern-matching id, a slider's number box).
 // - dcc.RadioItems / Checklist: a listbox of options that each hold a focusable input (nested interactive
 //   controls) becomes a named radiogroup (group) of the native inputs, which carry the semantics themselves.
 (() => {
@@ -28,6 +29,13 @@
     });
     root.querySelectorAll('.dash-options-list label[role="option"], .dash-options-list label[aria-selected]')
       .forEach((option) => { option.removeAttribute('role'); option.removeAttribute('aria-selected'); });
+    // inputs whose label cannot point at them (pattern-matching ids, a slider's own number box): their field's
+    root.querySelectorAll('input:not([type="hidden"]):not([aria-label]):not([aria-labelledby])').forEach((input) => {
+      if (input.labels && input.labels.length) return;
+      const text = labelOf(input);
+      if (text) input.setAttribute('aria-label', input.closest('.dash-slider, .dash-range-slider, [class*="slider"]')
+        && !input.closest('.field > label') ? `${text} (slider value)` : text);
+    });
     root.querySelectorAll('[role="slider"]:not([aria-label]):not([aria-labelledby])').forEach((thumb) => {
       const text = labelOf(thumb);
       if (text) thumb.setAttribute('aria-label', text);
