@@ -100,7 +100,8 @@ def test_the_energy_question_states_the_steps_per_period_it_runs(computed):
 
 
 def test_saturation_is_told_apart_from_growth():
-    """The chaos lesson's "saturates": an error still growing exponentially, or one that stays small, does not."""
+    """The chaos lesson's "saturates": an error grown to the rods' size and bounded by it does; one still growing past
+    the geometric bound, or one that stays small, does not."""
     t = np.linspace(0.0, 20.0, 2001)
     growing = 1e-3 * 10 ** (t / 3)
     level = np.minimum(growing, 1.5)
