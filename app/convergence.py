@@ -41,7 +41,9 @@ def _points(study: dict, method: str, fitted: bool, x_key: str) -> tuple[list, l
         if r["method"] == method and r["error"] is not None and r[x_key] is not None and r["fitted"] == fitted:
             xs.append(r[x_key])
             ys.append(r["error"])
+            repeats = r.get("cpu_repeats", 1)
             texts.append(f"h = {r['h']:.4g}, {r['steps']} steps, CPU {_fmt(r['cpu_time'])} s"
+                         + (f" (mean of {repeats} runs)" if repeats > 1 else "")
                          + (f" ({r['note']})" if r["note"] else ""))
     return xs, ys, texts
 
@@ -99,7 +101,7 @@ def work_precision_figure(study: dict | None) -> go.Figure:
             hovertemplate="%{text}<br>CPU %{x:.3g} s<br>error %{y:.3g}<extra>" + method + "</extra>"))
     fig.update_layout(
         title_text=f"{title}: {study['benchmark']}, up to t = {study['t_final']:g} s",
-        xaxis={"type": "log", "title": "solver CPU time [s]", "exponentformat": "power"},
+        xaxis={"type": "log", "title": "solver CPU time per run [s]", "exponentformat": "power"},
         yaxis={"type": "log", "title": "max state error over common sample times", "exponentformat": "power"},
     )
     return fig

@@ -154,6 +154,12 @@ def check_options(method: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], 
     return {k: _plain(v) for k, v in METHODS[method].resolve(given).items()}, {}
 
 
+def format_count(n: float) -> str:
+    """A count as a person reads it: exact with thousands separators up to 1e15 (where a float still holds every
+    integer digit), else "about 1e24"."""
+    return f"{int(n):,}" if n < 1e15 else f"about {n:.0e}".replace("e+", "e")
+
+
 def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
     """Validate the whole run form; return (one canonical config per method, errors by field).
 
@@ -187,8 +193,11 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
         if h > t_end:
             errors["step"] = f"Step h = {h:g} is larger than the end time {t_end:g}."
         elif steps > solvers.MAX_STEPS:
-            errors["step"] = (
-                f"t_end / h needs {steps:,} steps, over the cap of {solvers.MAX_STEPS:,}; increase h or shorten t_end."
+            # under End time when that alone is too long at the benchmark's own step, else under Step h
+            too_long = solvers.api.step_count(solvers.describe(benchmark)["default_h"], t_end) > solvers.MAX_STEPS
+            errors["t-end" if too_long else "step"] = (
+                f"t_end / h needs {format_count(steps)} steps, over the cap of {solvers.MAX_STEPS:,}; increase h or "
+                "shorten t_end."
             )
     params, param_errors = check_params(benchmark, form.get("params") or {})
     errors.update({f"param:{k}": v for k, v in param_errors.items()})

@@ -62,16 +62,27 @@ def default_methods(available: list[str], current: list[str] | None = None) -> l
 
 
 def initial_form(query: Mapping[str, Any]) -> dict[str, Any]:
-    """The form to show for a (possibly shared) link's decoded query; unknown ids fall back to defaults."""
+    """The form to show for a (possibly shared) link's decoded query; unknown ids fall back to defaults, and
+    ``unknown`` names them (shown under their fields by :func:`build_layout`)."""
     ids = solvers.benchmarks()
-    benchmark = query.get("benchmark") if query.get("benchmark") in ids else default_benchmark(ids)
+    unknown: dict[str, str] = {}
+    asked = query.get("benchmark")
+    benchmark = asked if asked in ids else default_benchmark(ids)
+    if asked is not None and asked not in ids:
+        unknown["benchmark"] = f"The link's benchmark {asked!r} is not known; showing {benchmark}."
     available = solvers.methods(benchmark) if benchmark else []
+    wrong = [m for m in query.get("methods") or [] if m not in available]
     methods = [m for m in query.get("methods") or [] if m in available] or default_methods(available)
+    if wrong:
+        unknown["methods"] = (f"The link's method{'s' if len(wrong) > 1 else ''} {', '.join(map(repr, wrong))} "
+                              f"{'do' if len(wrong) > 1 else 'does'} not apply to {benchmark}; showing "
+                              f"{', '.join(methods)}.")
     h = query.get("h", DEFAULT_STEP if benchmark == DEFAULT_BENCHMARK else solvers.describe(benchmark)["default_h"])
     t_end = query.get("t_end", DEFAULT_T_END if benchmark == DEFAULT_BENCHMARK
                       else solvers.describe(benchmark)["default_t_end"])
     return {"benchmark": benchmark, "methods": methods, "h": _number_or_text(h), "t_end": _number_or_text(t_end),
-            "params": dict(query.get("params") or {}), "options": dict(query.get("options") or {})}
+            "params": dict(query.get("params") or {}), "options": dict(query.get("options") or {}),
+            "unknown": unknown}
 
 
 def _number_or_text(value: Any) -> Any:
@@ -93,14 +104,15 @@ def option_defaults(method: str) -> dict[str, str]:
 # ----------------------------------------------------------------------------------------------------------
 
 
-def message(id_: Any) -> html.Div:
-    return html.Div(id=id_, className="field-msg", role="alert")
+def message(id_: Any, text: str = "") -> html.Div:
+    return html.Div(text, id=id_, className="field-msg", role="alert")
 
 
-def _field(label: str, control, msg_id: Any = None, title: str | None = None, class_name: str = "field") -> html.Div:
+def _field(label: str, control, msg_id: Any = None, title: str | None = None, class_name: str = "field",
+           text: str = "") -> html.Div:
     children = [html.Label(label, htmlFor=control.id if isinstance(control.id, str) else None, title=title), control]
     if msg_id is not None:
-        children.append(message(msg_id))
+        children.append(message(msg_id, text))
     return html.Div(children, className=class_name, title=title)
 
 
@@ -258,11 +270,14 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
                     clearable=False,
                 ),
                 "run-benchmark-msg",
+                text=form.get("unknown", {}).get("benchmark", ""),
             ),
-            _field(
-                "Methods",
-                dcc.Dropdown(id="run-methods", options=available, value=form["methods"], multi=True),
-                "run-methods-msg",
+            html.Div(
+                [*_field("Methods", dcc.Dropdown(id="run-methods", options=available, value=form["methods"],
+                                                 multi=True), "run-methods-msg").children,
+                 # the link's note apart from run-methods-msg, which the form's validation rewrites on load
+                 message("run-methods-link-msg", form.get("unknown", {}).get("methods", ""))],
+                className="field",
             ),
             html.Div(
                 [
@@ -327,9 +342,11 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             html.Div(
                 [
                     html.Button("Play", id=SCENE["play"], className="button small"),
+                    html.Label("Animation time", htmlFor=SCENE["scrub"], className="sr-only"),
                     dcc.Input(id=SCENE["scrub"], type="range", min=0, max=1000, step=1, value=0,
                               className="scene-scrub"),
                     html.Span("t = 0 s", id=SCENE["time"], className="scene-time"),
+                    html.Label("Animation speed", htmlFor="run-scene-speed", className="sr-only"),
                     dcc.Dropdown(id="run-scene-speed", options=[{"label": f"{s:g}x", "value": s}
                                                             for s in (0.1, 0.25, 0.5, 1, 2, 5, 10)],
                                  value=1, clearable=False, className="scene-speed", searchable=False),
@@ -352,6 +369,7 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             ),
             html.Div(
                 [
+                    html.Label("Energy chart scale", htmlFor="run-energy-mode", className="sr-only"),
                     dcc.RadioItems(id="run-energy-mode", options=[{"label": "signed", "value": "signed"},
                                                               {"label": "log |.|", "value": "log"},
                                                               {"label": "log |.| vs log t", "value": "loglog"}],
@@ -378,6 +396,15 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
             actions,
             html.Div(html.Table(summary_table([]), id="run-summary-table", className="summary"),
                      className="card table-card"),
+            html.Details(
+                [html.Summary("Why can rk4's error be smaller than a geometric method's?"),
+                 html.P("Over a short run the error against the reference is set by the order and the step: rk4 is "
+                        "fourth order, RATTLie and most geometric methods here second order (the order badge under "
+                        "Method options), so at the same h rk4's trajectory error is usually far smaller. "
+                        "Geometric methods keep invariants (energy without drift, constraints, rotations, momenta) "
+                        "over long runs, not the trajectory: compare the energy, constraint and orthogonality "
+                        "charts, and long runs.", className="muted")],
+                className="card why-card", id="run-why-orders"),
             html.Div([scene, *charts], className="charts"),
             dcc.Store(id="run-job-request"),
             dcc.Store(id="run-status-ended"),

@@ -22,6 +22,7 @@ from solvers.figures import chart_layout
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 PRESENTER_FONT = 20
 NORMAL_FONT = 13
+LABELLED_DECADES = 6  # at most this many labelled decades on a log axis in presenter mode
 
 
 def lesson_ids() -> list[str]:
@@ -81,13 +82,22 @@ def figure(chart: Mapping[str, Any], presenter: bool = False) -> go.Figure:
     fig.update_yaxes(title_text=chart["y_title"], title_font_size=size, tickfont_size=size,
                      type="log" if log else "linear",
                      exponentformat="e" if presenter else "power")  # superscripts would be small on a projector
+    xs = np.array([x for tr in chart["traces"] for x in tr["x"] if x is not None], dtype=float)
+    xs = xs[np.isfinite(xs)]
+    if xs.size and xs.max() > xs.min():  # the axis spans the data: a time axis starts at t = 0, not below
+        fig.update_xaxes(range=[float(xs.min()), float(xs.max())])
     if log:  # from round-off (1e-17) up: a stray tiny value must not stretch the axis over 30 decades
         values = np.array([v for tr in chart["traces"] for v in tr["y"] if v is not None and v != 0], dtype=float)
         values = np.abs(values[np.isfinite(values)])
         if values.size:
-            fig.update_yaxes(range=[max(float(np.log10(values.min())), -17.0) - 0.3,
-                                    float(np.log10(values.max())) + 0.5])
-        if presenter:  # decades only: plotly draws the digits between decades in smaller type
+            # the reference lines are inside the range too: a line's label never stands where no line is drawn
+            marks = [abs(line["y"]) for line in chart.get("hlines", []) if line["y"]]
+            low = max(float(np.log10(min(values.min(), *marks))), -17.0) - 0.3
+            high = float(np.log10(max(values.max(), *marks))) + 0.5
+            fig.update_yaxes(range=[low, high])
+            if presenter:  # whole decades, at most LABELLED_DECADES labels: a projector's class reads them
+                fig.update_yaxes(dtick=max(1, int(np.ceil((high - low) / LABELLED_DECADES))))
+        elif presenter:
             fig.update_yaxes(dtick=1)
     return fig
 

@@ -38,6 +38,7 @@ app = Dash(
     suppress_callback_exceptions=True,  # page components exist only while their page is shown
     background_callback_manager=BACKGROUND,
 )
+app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers' language
 server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
 server.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
@@ -62,7 +63,7 @@ def navigation() -> html.Header:
     return html.Header(
         [
             html.Div(
-                [html.Span("Integrator Lab", className="brand"),
+                [html.H1("Integrator Lab", className="brand"),
                  html.Span("Geometric time integrators for rigid multibody dynamics", className="tagline")],
                 className="brand-block",
             ),

@@ -243,7 +243,16 @@ def trajectory_figure(results: Sequence[dict], components: Sequence[str]) -> Fig
             y = component(r, name)
             if y is not None:
                 fig["data"].append(_trace(t, y, f"{run_label(r)}: {name}", run_color(i), run_label(r), dashes[j % 6]))
-    return _time_axis(fig, f"Trajectories: {runs[0][1].get('benchmark', '')}", ", ".join(components))
+    return _time_axis(fig, f"Trajectories: {benchmark_title(runs[0][1].get('benchmark', ''))}",
+                      ", ".join(components))
+
+
+def benchmark_title(benchmark_id: str) -> str:
+    """A benchmark as a reader knows it: its title (the id when the registry does not know it)."""
+    from .registry import BENCHMARKS  # here: the registry imports every model and method
+
+    bench = BENCHMARKS.get(benchmark_id)
+    return bench.title if bench is not None else benchmark_id
 
 
 # ----------------------------------------------------------------------------------------------------------

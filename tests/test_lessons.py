@@ -85,3 +85,25 @@ def test_bad_requests_get_a_clear_message():
     with pytest.raises(ValueError, match="choose one of"):
         lessons_view.check_request("energy", 0.7)
     assert lessons_view.compute({"lesson": "energy", "value": "x"})["status"] == "error"
+
+
+@pytest.mark.xdist_group("lessons")
+def test_the_energy_question_states_the_steps_per_period_it_runs(computed):
+    """The question's "(h = 0.25 s, about 5 steps per period of 1.27 s)" against the exact motion's period."""
+    lesson = lessons.LESSONS["energy"]
+    facts = _data(computed, "energy", lesson.try_it.default)["facts"]
+    h, steps, period = (float(x) for x in re.search(
+        r"h = ([\d.]+) s, about (\d+) steps per period of ([\d.]+) s", lesson.question).groups())
+    assert h == facts["h"] == lesson.try_it.default
+    assert round(facts["steps_per_period"]) == steps
+    assert round(facts["period"], 2) == period
+
+
+def test_saturation_is_told_apart_from_growth():
+    """The chaos lesson's "saturates": an error grown to the rods' size and bounded by it does; one still growing past
+    the geometric bound, or one that stays small, does not."""
+    t = np.linspace(0.0, 20.0, 2001)
+    growing = 1e-3 * 10 ** (t / 3)
+    level = np.minimum(growing, 1.5)
+    for e, expected in ((growing, False), (level, True), (1e-3 * np.ones_like(t), False)):
+        assert lessons._saturated(t, e, lessons._growth(t, e), reach=2.0) is expected

@@ -7,6 +7,7 @@ Screenshots for docs/lessons.md: ``INTEGRATOR_LAB_SCREENSHOTS=docs/img pytest te
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from pathlib import Path
@@ -136,3 +137,89 @@ def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
     assert max(times.values()) <= 1.0, times
     # a whole page load is reported, not bounded: most of it is the browser booting Dash (client-bound, 0.5-0.7 s
     # here on a quiet machine, 1.3 s once under the loaded CI run); the server's part is the switch above
+
+
+# every animation frame: the counter, the lesson the page is at (the body's for-<id> class) and the visible step's
+# own lesson and step (data-lesson, data-step), its title and the ids of the charts in it
+RECORD_FRAMES_JS = """() => {
+    window.__frames = [];
+    const sample = () => {
+        const body = document.getElementById('lessons-body');
+        if (body) {
+            const m = body.className.match(/step-(\\\\d+) for-(\\\\S+)/);
+            const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
+                                                         && getComputedStyle(c).visibility !== 'hidden');
+            const svg = visible[0] && visible[0].querySelector('.main-svg');
+            const v = visible[0];
+            window.__frames.push({
+                t: performance.now(), position: document.getElementById('lessons-position').textContent,
+                step: m && Number(m[1]), lesson: m && m[2], n_visible: visible.length,
+                shown_lesson: v ? v.dataset.lesson : null, shown_step: v ? Number(v.dataset.step) : null,
+                title: document.querySelector('#lessons-body .lesson-title')?.textContent || '',
+                charts: v ? [...v.querySelectorAll('[data-chart]')].map(e => e.dataset.chart) : [],
+                // a drawn chart's width as a share of its step's (1: drawn at its final width)
+                width: svg ? svg.getBoundingClientRect().width / v.getBoundingClientRect().width : null,
+            });
+        }
+        requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+}"""
+
+
+def _wrong_frames(frames: list[dict], titles: dict[str, str]) -> list[tuple[float, dict]]:
+    """Frames where the visible step is not the one the counter and the page's lesson name: (how long, frame)."""
+    wrong = []
+    for f, nxt in itertools.pairwise(frames):
+        ok = (f["n_visible"] == 1 and f["shown_lesson"] == f["lesson"] and f["shown_step"] == f["step"]
+              and f["position"].startswith(f"Step {f['step'] + 1} of ") and f["title"] == titles[f["lesson"]]
+              and all(c.startswith(f["lesson"] + "-") for c in f["charts"]))
+        if not ok:
+            wrong.append((nxt["t"] - f["t"], f))
+    return wrong
+
+
+@pytest.mark.parametrize("interval_ms", [100, 500])
+def test_presenter_fast_keys_never_show_another_steps_content(browser, live_server, interval_ms, record_property):
+    """Arrow keys every 100 ms (10 per second) and every 0.5 s through every lesson in presenter mode: in no frame
+    is the visible step another lesson's or another step's for more than 100 ms in a row, and at each settled step
+    the title, the chart ids and the step belong to the lesson and step in the counter."""
+    titles = {lid: f"{i + 1}. {lesson.title}" for i, (lid, lesson) in enumerate(lessons.LESSONS.items())}
+    sizes = {lid: 3 + lesson.n_charts for lid, lesson in lessons.LESSONS.items()}
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        _open(page, live_server, lesson="energy", present=1)
+        page.evaluate(RECORD_FRAMES_JS)
+        presses = sum(sizes.values()) - 1
+        for _ in range(presses):
+            page.keyboard.press("ArrowRight")
+            page.wait_for_timeout(interval_ms)
+        last = list(lessons.LESSONS)[-1]
+        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
+                               f"'Step {sizes[last]} of {sizes[last]}'", timeout=30_000)
+        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        page.wait_for_timeout(300)
+        frames = page.evaluate("() => window.__frames")
+        wrong = _wrong_frames(frames, titles)
+        # a wrong state may last at most 100 ms in a row (the frames between a store change and its rendering)
+        runs, run = [], 0.0
+        for f, nxt in itertools.pairwise(frames):
+            bad = any(w[1] is f for w in wrong)
+            run = run + (nxt["t"] - f["t"]) if bad else 0.0
+            runs.append(run)
+        assert max(runs, default=0.0) <= 100.0, [w for w in wrong if w[0] > 0][:5]
+        # a chart is drawn at its final width from the first frame it is on the screen (none drawn narrow first)
+        narrow = [f for f in frames if f["width"] is not None and not 0.9 <= f["width"] <= 1.01]
+        assert not narrow, narrow[:3]
+        # every step of every lesson was on the screen, the right one, at some frame
+        seen = {(f["lesson"], f["step"]) for f in frames if not any(w[1] is f for w in wrong)}
+        assert seen >= {(lid, k) for lid, n in sizes.items() for k in range(n)}, sorted(
+            {(lid, k) for lid, n in sizes.items() for k in range(n)} - seen)
+        # settled: the last step of the last lesson, its own try-it chart
+        final = frames[-1]
+        assert (final["lesson"], final["step"], final["title"]) == (last, sizes[last] - 1, titles[last])
+        record_property("frames", f"{len(frames)} frames, {len(wrong)} in a wrong state, longest "
+                                  f"{max(runs, default=0.0):.0f} ms")
+    finally:
+        context.close()

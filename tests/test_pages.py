@@ -142,6 +142,20 @@ def test_study_fits_the_theoretical_orders_on_the_planar_pendulum(pendulum_study
     assert "Jacobi elliptic" in s["reference"]["description"] and s["floor"] == studies.ERROR_FLOOR
 
 
+def test_cpu_time_is_measured_over_repeats_above_the_timers_resolution(pendulum_study):
+    """Work-precision CPU times: every ok run's time comes from repeats adding up to MIN_TIMED_CPU (the planar
+    pendulum's runs take well under a millisecond each, so they are repeated), and the per-run mean is kept."""
+    for r in pendulum_study["runs"]:
+        assert r["cpu_repeats"] >= 1
+        assert (r["cpu_time"] * r["cpu_repeats"] >= studies.MIN_TIMED_CPU * (1 - 1e-9)
+                or r["cpu_repeats"] == studies.MAX_TIMED_REPEATS), r
+    assert any(r["cpu_repeats"] > 1 for r in pendulum_study["runs"])
+    # the rule itself, on a fake clock: 4 ms runs take 5 repeats to reach 20 ms; a 30 ms run is not repeated
+    assert studies.timed_cpu(0.004, lambda: 0.004) == (pytest.approx(0.004), 5)
+    assert studies.timed_cpu(0.03, lambda: 1.0) == (0.03, 1)
+    assert studies.timed_cpu(0.0, lambda: 0.0, max_repeats=7) == (0.0, 7)
+
+
 def test_study_error_agrees_with_the_closed_form_solution(pendulum_study):
     """The study's error of a run is its error against the exact (elliptic) solution of
     solvers/references/solutions.py."""

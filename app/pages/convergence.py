@@ -65,8 +65,7 @@ def layout(**_query) -> html.Div:
                       html.Button("Cancel", id="conv-cancel", n_clicks=0, disabled=True, className="button")],
                      className="buttons"),
         ],
-        className="controls",
-        style={"gridTemplateColumns": "minmax(200px, 1.4fr) minmax(200px, 1.4fr) repeat(3, minmax(100px, 0.6fr)) auto"},
+        className="controls conv-controls",
     )
     about = html.P(
         [
@@ -76,7 +75,9 @@ def layout(**_query) -> html.Div:
             "DOP853 at 1e-13 in other coordinates; its estimated error is shown below), or for a benchmark without "
             f"one {studies.REF_METHOD} at the smallest step / {studies.REF_FACTOR}. Orders are least-squares slopes "
             "in log-log; hollow markers are "
-            "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time. "
+            "runs at the reference's accuracy or that failed, and are not fitted. Work is the solver's CPU time per "
+            f"run; a run shorter than {studies.MIN_TIMED_CPU * 1e3:g} ms of CPU is repeated until the repeats add up "
+            "to that much, and their mean is shown (a single short run would measure the timer's resolution). "
             f"Caps: {studies.MAX_STEPS_PER_RUN:,} steps per run, {studies.MAX_TOTAL_STEPS:,} steps per study.",
         ],
         style={"color": "#6b7280", "fontSize": "0.9rem", "margin": "0.6rem 0 0"},
@@ -96,7 +97,8 @@ def layout(**_query) -> html.Div:
             dcc.Graph(id="conv-work-graph", figure=conv.work_precision_figure(None), style=_GRAPH,
                       config={"displaylogo": False, "responsive": True}),
         ],
-        style={"display": "grid", "gridTemplateColumns": "repeat(auto-fit, minmax(460px, 1fr))", "gap": "1rem"},
+        style={"display": "grid", "gridTemplateColumns": "repeat(auto-fit, minmax(min(460px, 100%), 1fr))",
+               "gap": "1rem"},
     )
     return html.Div(
         [
@@ -125,8 +127,10 @@ def details(study: dict | None) -> list:
         html.Ul([html.Li(line) for line in conv.fits_summary(study)], id="conv-fits"),
         html.P(f"Reference: {study['reference'].get('description', '')}.", id="conv-reference",
                style={"color": "#6b7280"}),
-        html.Table([html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])), html.Tbody(rows)],
-                   id="conv-table", style={"borderCollapse": "collapse", "width": "100%", "background": "#fff"}),
+        html.Div(html.Table([html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])), html.Tbody(rows)],
+                            id="conv-table", style={"borderCollapse": "collapse", "width": "100%",
+                                                    "background": "#fff"}),
+                 className="table-scroll"),
     ]
 
 

@@ -40,10 +40,14 @@ def layout(**query) -> html.Div:
         step = min(max(int(query.get("step", 0)), 0), _steps(lesson) - 1)
     except (TypeError, ValueError):
         step = 0
+    asked = query.get("lesson")
+    unknown = (f"The link's lesson {asked!r} is not known; showing {lesson!r} (lessons: {', '.join(lv.lesson_ids())})."
+               if asked is not None and asked != lesson else "")
     tabs = [html.Button(f"{i + 1}. {lv.describe(lid).title}", id={"type": "lesson-tab", "index": lid}, n_clicks=0,
                         className="lesson-tab") for i, lid in enumerate(lv.lesson_ids())]
     return html.Div(
         [
+            html.Div(unknown, id="lessons-link-msg", className="field-msg", role="alert"),
             html.Div(tabs, className="lesson-tabs"),
             html.Div(
                 [
@@ -58,12 +62,20 @@ def layout(**query) -> html.Div:
                 ],
                 className="lesson-nav",
             ),
-            html.Div(id="lessons-body", className=f"lesson-body step-{step}"),
+            html.Div(id="lessons-body", className=f"lesson-body step-{step} for-{lesson}"),
             dcc.Store(id="lessons-lesson", data=lesson),
             dcc.Store(id="lessons-step", data=step),
             dcc.Store(id="lessons-value", data=None),
             dcc.Store(id="lessons-presenter", data=present),
             dcc.Store(id="lessons-request"),
+            # the server's rendering of a lesson, {lesson, value, body}: shown only while it is the lesson and value
+            # the page is at (a late answer for a lesson already left is dropped, never shown)
+            dcc.Store(id="lessons-rendered"),
+            # what each lesson shows at once when it is opened: its title, question and "running" in its steps
+            dcc.Store(id="lessons-placeholders", data={
+                lid: {"default": lv.describe(lid).try_it.default,
+                      "body": body(lid, lv.describe(lid).try_it.default, None, present)}
+                for lid in lv.lesson_ids()}),
             dcc.Store(id="lessons-sizes", data={lid: _steps(lid) for lid in lv.lesson_ids()}),
             dcc.Store(id="lessons-status-ended"),
             # a hidden graph makes the browser fetch plotly.js with the page, not when the first chart arrives
@@ -74,55 +86,61 @@ def layout(**query) -> html.Div:
     )
 
 
+def _step(lesson_id: str, k: int, children: list) -> html.Div:
+    """One step of a lesson: it carries its lesson and step (data-lesson, data-step) so that the page and its tests
+    can tell which lesson's content is on the screen."""
+    return html.Div(children, className="lesson-step", **{"data-lesson": lesson_id, "data-step": str(k)})
+
+
 def body(lesson_id: str, value: float, data: dict | None, presenter: bool, running: str = "") -> list:
-    """The lesson's steps: the question, one chart per step, what the run shows and why, try it."""
+    """The lesson's steps: the question, one chart per step, what the run shows and why, try it (with its own
+    chart, the lesson's first, redrawn in place when the value changes)."""
     lesson = lv.describe(lesson_id)
     n = lesson.n_charts
-    question = html.Div(
-        [
-            html.H2(f"{lv.lesson_ids().index(lesson_id) + 1}. {lesson.title}", className="lesson-title"),
-            html.P(f"From {lesson.source}.", className="lesson-source"),
-            html.P(lesson.question, className="lesson-question"),
-            html.Button("Run the demo ▶", id="lessons-go", n_clicks=0, className="button primary"),
-        ],
-        className="lesson-step",
-    )
+    question = _step(lesson_id, 0, [
+        html.H2(f"{lv.lesson_ids().index(lesson_id) + 1}. {lesson.title}", className="lesson-title"),
+        html.P(f"From {lesson.source}.", className="lesson-source"),
+        html.P(lesson.question, className="lesson-question"),
+        html.Button("Run the demo ▶", id="lessons-go", n_clicks=0, className="button primary"),
+    ])
     ok = data is not None and data.get("status") == "ok"
-    charts = []
-    for i in range(n):
+    wait = running or (data or {}).get("message", "Running the demo…")
+
+    def chart(i: int, graph_id: Any) -> Any:
         if ok:
-            content = dcc.Graph(figure=lv.figure(data["charts"][i], presenter), config=GRAPH_CONFIG,
-                                id={"type": "lesson-chart", "index": i}, className="lesson-chart")
-        else:
-            content = html.P(running or (data or {}).get("message", "Running the demo…"), className="lesson-wait")
-        charts.append(html.Div(content, className="lesson-step"))
+            return html.Div(dcc.Graph(figure=lv.figure(data["charts"][i], presenter), config=GRAPH_CONFIG,
+                                      id=graph_id, className="lesson-chart"), **{"data-chart": f"{lesson_id}-{i}"})
+        return html.P(wait, className="lesson-wait")
+
+    charts = [_step(lesson_id, 1 + i, [chart(i, {"type": "lesson-chart", "index": i})]) for i in range(n)]
     claims = [html.Li(c["text"] if c["holds"] else f"{c['text']} (does not hold on this run)",
                       className="claim" if c["holds"] else "claim claim-no") for c in (data or {}).get("claims", [])]
-    why = html.Div(
-        [
-            html.H3("What the run shows"),
-            html.Ul(claims, className="lesson-claims") if claims else html.P("(after the demo)"),
-            html.H3("Why"),
-            dcc.Markdown(lesson.explanation, mathjax=True, className="lesson-explanation"),
-        ],
-        className="lesson-step",
-    )
+    why = _step(lesson_id, 1 + n, [
+        html.H3("What the run shows"),
+        html.Ul(claims, className="lesson-claims") if claims else html.P("(after the demo)"),
+        html.H3("Why"),
+        dcc.Markdown(lesson.explanation, mathjax=True, className="lesson-explanation"),
+    ])
     t = lesson.try_it
-    try_it = html.Div(
-        [
-            html.H3("Try it"),
-            html.Label(t.label, htmlFor="lessons-try"),
-            dcc.Slider(id="lessons-try", min=min(t.values), max=max(t.values), step=None, value=value,
-                       marks={v: {"label": f"{v:g}"} for v in t.values}, className="lesson-slider"),
-            html.H3("Question for the class"),
-            html.P(lesson.class_question, className="lesson-question"),
-            html.Details([html.Summary("Reveal the answer"), html.P(lesson.answer)], className="lesson-reveal"),
-            dcc.Link("Open these runs on the Run page", href=lv.run_page_href(data), className="run-link",
-                     id="lessons-run-link") if ok else html.Span(),
-        ],
-        className="lesson-step",
-    )
+    try_it = _step(lesson_id, 2 + n, [
+        html.H3("Try it"),
+        html.Label(t.label, htmlFor="lessons-try", id="lessons-try-label"),
+        dcc.Slider(id="lessons-try", min=min(t.values), max=max(t.values), step=None, value=value,
+                   marks={v: {"label": f"{v:g}"} for v in t.values}, className="lesson-slider"),
+        html.Div(chart(0, "lessons-try-chart"), className="lesson-try-chart"),
+        html.H3("Question for the class"),
+        html.P(lesson.class_question, className="lesson-question"),
+        html.Details([html.Summary("Reveal the answer"), html.P(lesson.answer)], className="lesson-reveal",
+                     id="lessons-reveal"),
+        dcc.Link("Open these runs on the Run page", href=lv.run_page_href(data), className="run-link",
+                 id="lessons-run-link") if ok else html.Span(),
+    ])
     return [question, *charts, why, try_it]
+
+
+def rendered(lesson_id: str, value: float, data: dict | None, presenter: bool, running: str = "") -> dict:
+    """The lessons-rendered store: the body with the lesson and value it shows."""
+    return {"lesson": lesson_id, "value": value, "body": body(lesson_id, value, data, presenter, running)}
 
 
 # moving between steps and lessons runs in the browser: no round trip per key press, none lost when keys come fast
@@ -174,7 +192,7 @@ def toggle_presenter(clicks):
 
 clientside_callback(
     """(step, presenter, lesson, sizes) => [
-        'lesson-body step-' + step,
+        'lesson-body step-' + step + ' for-' + lesson,
         presenter ? 'lessons presenter' : 'lessons',
         'Step ' + (step + 1) + ' of ' + sizes[lesson],
         presenter ? 'Leave presenter mode' : 'Presenter mode',
@@ -190,8 +208,46 @@ clientside_callback(
 )
 
 
-@callback(
+# the body: a lesson's placeholder at once when it is opened, then the server's rendering of it, but only one of
+# the lesson and "try it" value the page is at (an answer that arrives after the page moved on is dropped). An
+# opened "Reveal the answer" stays open when the same lesson is redrawn.
+clientside_callback(
+    """(rendered, lesson, value, placeholders) => {
+        const nu = window.dash_clientside.no_update;
+        const t = window.dash_clientside.callback_context.triggered_id;
+        const holder = placeholders[lesson];
+        if (!holder) return nu;
+        const want = value === null || value === undefined ? holder.default : value;
+        const shown = document.querySelector('#lessons-body > [data-lesson]');
+        const fits = rendered && rendered.lesson === lesson && rendered.value === want;
+        if (t === 'lessons-rendered' && !fits) return nu;
+        if (!fits) return shown && shown.dataset.lesson === lesson ? nu : holder.body;
+        const reveal = document.getElementById('lessons-reveal');
+        if (reveal && reveal.open && shown && shown.dataset.lesson === lesson) {
+            const steps = JSON.parse(JSON.stringify(rendered.body));
+            const visit = (c) => {
+                if (!c || typeof c !== 'object') return;
+                if (Array.isArray(c)) { c.forEach(visit); return; }
+                if (c.props) {
+                    if (c.props.id === 'lessons-reveal') c.props.open = true;
+                    visit(c.props.children);
+                }
+            };
+            visit(steps);
+            return steps;
+        }
+        return rendered.body;
+    }""",
     Output("lessons-body", "children"),
+    Input("lessons-rendered", "data"),
+    Input("lessons-lesson", "data"),
+    Input("lessons-value", "data"),
+    State("lessons-placeholders", "data"),
+)
+
+
+@callback(
+    Output("lessons-rendered", "data"),
     Output("lessons-request", "data"),
     Output("lessons-status", "children"),
     Input("lessons-lesson", "data"),
@@ -200,16 +256,18 @@ clientside_callback(
     State("lessons-cancel", "n_clicks"),
 )
 def show(lesson, value, presenter, cancels):
-    """The lesson at its "try it" value: from the result cache at once, or a background job computes it."""
+    """The lesson at its "try it" value: from the result cache at once, or a background job computes it. A new
+    "try it" value keeps the charts on the screen until the job's arrive (they are then redrawn in place)."""
     try:
         req = lv.check_request(lesson, value)
     except ValueError as exc:
-        return [], no_update, status("error", str(exc))
+        return no_update, no_update, status("error", str(exc))
     data = background.run_cache().recall("lesson", req)
     if data is not None:  # no job: the request store is left alone (a change would start one)
-        return body(lesson, req["value"], data, bool(presenter)), no_update, status("done", "")
+        return rendered(lesson, req["value"], data, bool(presenter)), no_update, status("done", "")
     text = background.starting(f"Running the demo at {lv.describe(lesson).try_it.label} = {req['value']:g}…")
-    return (body(lesson, req["value"], None, bool(presenter), text),
+    new_value = dash.ctx.triggered_id == "lessons-value"
+    return (no_update if new_value else rendered(lesson, req["value"], None, bool(presenter), text),
             {"lesson": req, "presenter": bool(presenter), **background.request_meta(cancels)},
             status("running", text))
 
@@ -219,7 +277,7 @@ def _job_failed(exc: Exception):
 
 
 @callback(
-    Output("lessons-body", "children", allow_duplicate=True),
+    Output("lessons-rendered", "data", allow_duplicate=True),
     Output("lessons-status", "children", allow_duplicate=True),
     Input("lessons-request", "data"),
     background=True,
@@ -247,7 +305,7 @@ def run_demo(set_progress, request):
         return no_update, status("error", background.refused(exc))
     if data.get("status") != "ok":
         return no_update, status("error", data.get("message", "The demo failed."))
-    return body(req["lesson"], req["value"], data, bool(request.get("presenter"))), status("done", "")
+    return rendered(req["lesson"], req["value"], data, bool(request.get("presenter"))), status("done", "")
 
 
 background.watch_for_dead_jobs("lessons-status", "lessons-request", "lessons-cancel", button="the lesson's tab")

@@ -40,7 +40,7 @@ def _preset_card(d: dict) -> html.Div:
                     html.Button(f"Run {d['id']}", id={"type": "paper-run", "index": d["id"]}, n_clicks=0,
                                 className="button primary"),
                 ],
-                style={"display": "flex", "gap": "1rem", "alignItems": "center"},
+                className="preset-head",
             ),
             html.P(f"Seed {d['seed']}, section {d['section']}. {d['setup']}", style={"margin": "0.4rem 0"}),
             html.P(f"Runs ({pv.preset_t_end(d):g} s): {runs}.", style={**_MUTED, "margin": "0", "fontSize": "0.9rem"}),
@@ -70,8 +70,7 @@ def layout(**_query) -> html.Div:
                            "behaviour are then measured on the shorter run. Identical requests are served from the "
                            "cache.", style={**_MUTED, "fontSize": "0.9rem", "margin": "0", "flex": "1"}),
                 ],
-                className="controls",
-                style={"gridTemplateColumns": "260px auto 1fr", "marginBottom": "0.8rem"},
+                className="controls papers-controls",
             ),
             html.Div([_preset_card(d) for d in presets] or html.P("No experiments are registered."),
                      id="papers-presets"),
@@ -92,14 +91,15 @@ def layout(**_query) -> html.Div:
     )
 
 
-def _table(head: list[str], rows: list[list], table_id: str) -> html.Table:
-    return html.Table(
+def _table(head: list[str], rows: list[list], table_id: str) -> html.Div:
+    """A table in a box that scrolls sideways when the table is wider than the screen (a phone)."""
+    return html.Div(html.Table(
         [html.Thead(html.Tr([html.Th(h, style=_CELL) for h in head])),
          html.Tbody([html.Tr([c if isinstance(c, html.Td) else html.Td(c, style=_CELL) for c in row])
                      for row in rows])],
         id=table_id, style={"borderCollapse": "collapse", "width": "100%", "background": "#fff",
                             "fontSize": "0.92rem"},
-    )
+    ), className="table-scroll")
 
 
 def results(data: dict) -> list:
@@ -117,12 +117,12 @@ def results(data: dict) -> list:
         figs.append(html.Div(
             [
                 dcc.Graph(figure=fig, id={"type": "paper-figure", "index": spec["key"]},
-                          config={"displaylogo": False, "responsive": True}, style={"flex": "2", "minWidth": "0"}),
+                          config={"displaylogo": False, "responsive": True}, className="paper-graph"),
                 html.Div([html.H4("Paper says", style={"margin": "0 0 0.3rem"}),
                           *[html.P(s, style={"margin": "0 0 0.4rem"}) for s in says]] if says else [],
-                         className="paper-says", style={"flex": "1", "fontSize": "0.9rem"}),
+                         className="paper-says"),
             ],
-            className="paper-figure", style={**_CARD, "display": "flex", "gap": "1rem", "alignItems": "center"},
+            className="paper-figure", style=_CARD,
         ))
     run_rows = []
     for run, r in zip(data["runs"], pv.runs_rows(data), strict=True):
