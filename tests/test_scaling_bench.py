@@ -90,13 +90,15 @@ def _per_body(result: dict) -> dict[tuple[str, int], float]:
 
 
 def test_the_cost_per_body_is_flat_from_8_to_64_rods() -> None:
-    """Issue 16's linear cost: (us/step)/N at N = 64 within 1.5x of N = 8 for rattlie and lgvi (measured 1.00-1.02,
-    docs/performance.md), and for rk4 and lie_galpha too; the dense O(N^3) solves gave 85x for rattlie."""
+    """Issue 16's linear cost, as a structural guard: (us/step)/N at N = 64 within 3x of N = 8 for rattlie, lgvi,
+    rk4 and lie_galpha. An O(N) step keeps the ratio near 1 (0.98-1.6 measured, up to 1.6 under pytest-xdist's
+    load); an O(N^2) solve gives 8x and the dense O(N^3) solves gave 85x for rattlie, so only a wrong algorithm
+    crosses 3x. The speed figures themselves are `python -m solvers.bench scaling` (docs/performance.md)."""
     out = scaling.measure((8, 64), steps=300, repeat=3, with_mujoco=False, methods=("rattlie", "lgvi", "rk4",
                                                                                     "lie_galpha"))
     cost = _per_body(out)
     for m in ("rattlie", "lgvi", "rk4", "lie_galpha"):
-        assert cost[(m, 64)] <= 1.5 * cost[(m, 8)], (m, cost[(m, 8)], cost[(m, 64)])
+        assert cost[(m, 64)] <= 3.0 * cost[(m, 8)], (m, cost[(m, 8)], cost[(m, 64)])
 
 
 def test_ahead_of_mujoco_rk4_on_long_chains() -> None:
