@@ -5,8 +5,8 @@ the app once in the master and ``on_starting`` loads every compiled kernel there
 background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
 cache, about 0.7 s). Nothing else runs before the server listens: compiling the kernels (a fresh clone), the
 cheap-run calibration and the lessons' demos run in a background process (app.warm). gunicorn skips settings
-it does not know, so ``control_socket_disable``
-(gunicorn 27's ``--no-control-socket``) is harmless on older releases.
+it does not know, so ``control_socket_disable`` (gunicorn 27's ``--no-control-socket``) is harmless on older
+releases.
 
 Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
 worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
