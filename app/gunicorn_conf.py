@@ -61,7 +61,7 @@ def on_starting(server):
     proc = subprocess.Popen([sys.executable, "-m", "app.warm", *argv], start_new_session=True,
                             stdin=subprocess.DEVNULL)
     _warm.append(proc)
-    server.log.info("%s in the background (app.warm %s, pid %d)", what, " ".join(argv), proc.pid)
+    server.log.info("%s in the background (%s, pid %d)", what, " ".join(["app.warm", *argv]), proc.pid)
 
 
 _warm: list = []  # the background warm-up started by on_starting (the master's own bookkeeping, not app state)
