@@ -2,10 +2,10 @@
 with the kernels compiled (a warm start) and no calibration stored yet (a new cache directory), the case where the
 master used to run the cheap-run calibration before it listened (app/gunicorn_conf.py, app.warm --serve).
 
-The structural guard: the master says "Listening at" before the background warm-up reports its calibration, and
-the page answers while that warm-up still runs. The seconds to the first 200 are reported; their target (2 s) is
-measured by scripts/first_start.sh and stated in the README, and the bound here only catches a master that
-blocks on the calibration again (5-19 s measured before, more under two CPU hogs).
+The structural guard: the master starts the background warm-up (app.warm --serve) and says "Listening at" before
+that warm-up reports its calibration. The seconds to the first 200 are reported; their target (2 s) is
+measured by scripts/first_start.sh and stated in the README; a bound in seconds here would measure the machine's
+other load, so the guard is the order of the log lines.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import solvers
 pytestmark = pytest.mark.xdist_group("server_start")
 
 HOG = "while True: pass"
+START_TIMEOUT = 300  # s: only a server that never answers fails; the seconds themselves are reported
 
 
 @pytest.fixture
@@ -66,7 +67,7 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
                                  f"127.0.0.1:{port}", "app:server"], cwd=REPO_ROOT, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        answered = _first_200(f"http://127.0.0.1:{port}/", proc, 120)
+        answered = _first_200(f"http://127.0.0.1:{port}/", proc, START_TIMEOUT)
         text = log.read_text(errors="replace")
         assert answered is not None, text[-3000:]
         first = answered - started
@@ -78,7 +79,6 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
         calibrated = text.find("cheap-run calibration in")
         assert calibrated == -1 or calibrated > text.index("Listening at"), text[-3000:]
         record_property("timing", f"warm start beside two CPU hogs: first 200 after {first:.2f} s")
-        assert first < 60, (first, text[-3000:])
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
