@@ -7,7 +7,7 @@ VENV = .venv
 BIN = $(VENV)/bin
 HOST = 127.0.0.1
 PORT = 8050
-PYTEST_FLAGS = -q -n 2 --dist loadgroup
+PYTEST_FLAGS = -q -n 2 --dist loadgroup --durations=30
 CHROMIUM = /usr/bin/chromium
 
 # serve: the page answers at once; on a fresh clone the kernels compile in the background (app/gunicorn_conf.py)

@@ -3,9 +3,10 @@
 Use: ``gunicorn -c app/gunicorn_conf.py --bind HOST:PORT app:server``. ``preload_app`` (``--preload``) imports
 the app once in the master and ``on_starting`` loads every compiled kernel there, so the workers and the
 background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
-cache, about 0.7 s). When the kernels are not compiled yet (a fresh clone), it serves at once and compiles them
-in the background instead (app.warm). gunicorn skips settings it does not know, so ``control_socket_disable``
-(gunicorn 27's ``--no-control-socket``) is harmless on older releases.
+cache, about 0.7 s). Nothing else runs before the server listens: compiling the kernels (a fresh clone), the
+cheap-run calibration and the lessons' demos run in a background process (app.warm). gunicorn skips settings
+it does not know, so ``control_socket_disable`` (gunicorn 27's ``--no-control-socket``) is harmless on older
+releases.
 
 Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
 worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
@@ -39,33 +40,28 @@ control_socket_disable = True
 
 
 def on_starting(server):
-    """Load every compiled kernel and measure what a cheap run costs (app.background.calibrate) before the
-    workers fork, when the kernels of this code are compiled; otherwise serve at once and compile them in a
-    background process (app.warm), so a fresh clone's page answers in seconds instead of minutes."""
+    """Nothing slow before the server listens: load the compiled kernels of this code (about a second) so the
+    workers and the jobs they fork start with them, and leave everything else to a background process at a low
+    priority (app.warm): compiling the kernels on a fresh clone (the page answers at once meanwhile; runs started
+    then compile what they need), and the cheap-run calibration and the lessons' demos when this code version
+    has none stored yet (requests go to background jobs until the calibration is stored: app.background.estimate)."""
     import subprocess
     import sys
-    import time
 
     import solvers
     from app import background
 
     if not solvers.api.kernels_ready():
-        proc = subprocess.Popen([sys.executable, "-m", "app.warm"], start_new_session=True,
-                                stdin=subprocess.DEVNULL)
-        _warm.append(proc)
-        server.log.info("solver kernels not compiled yet: compiling them in the background (app.warm, pid %d); "
-                        "runs started meanwhile compile what they need", proc.pid)
-        return
-    server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
-    if not background.lessons_warm():  # once per code version: the lessons' demos, in the background
-        proc = subprocess.Popen([sys.executable, "-m", "app.warm", "--lessons"], start_new_session=True,
-                                stdin=subprocess.DEVNULL)
-        _warm.append(proc)
-        server.log.info("computing the lessons' demos in the background (app.warm --lessons, pid %d)", proc.pid)
-    if not background.calibration()["per_step"]:
-        started = time.perf_counter()
-        background.calibrate()  # what a cheap run costs here (app.background.run_now), for every worker
-        server.log.info("cheap-run calibration in %.2f s", time.perf_counter() - started)
+        argv, what = [], "solver kernels not compiled yet: compiling them"
+    else:
+        server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+        argv, what = ["--serve"], "cheap-run calibration and lessons' demos not stored yet: computing them"
+        if background.calibration()["per_step"] and background.lessons_warm():
+            return
+    proc = subprocess.Popen([sys.executable, "-m", "app.warm", *argv], start_new_session=True,
+                            stdin=subprocess.DEVNULL)
+    _warm.append(proc)
+    server.log.info("%s in the background (%s, pid %d)", what, " ".join(["app.warm", *argv]), proc.pid)
 
 
 _warm: list = []  # the background warm-up started by on_starting (the master's own bookkeeping, not app state)

@@ -1,9 +1,11 @@
 """The dashboard's warm-up: ``python -m app.warm`` computes the runs a class asks for first into the run cache
 (app.background.warm_runs: the Run page's default run), compiles every other solver kernel (in parallel
 processes), computes every benchmark's default run with its reference (app.background.warm_references: the
-reference store beside the run cache), measures what a cheap run costs here (app.background.calibrate) for
-every process of the server, and computes every lesson's demo (app.background.warm_lessons). ``--lessons``:
-only the lessons' demos.
+reference store beside the run cache), measures what a cheap run costs here (app.background.calibrate) for every
+process of the server, and computes every lesson's demo (app.background.warm_lessons). ``--lessons``: only the
+lessons' demos;
+``--serve`` (gunicorn's start when the kernels are compiled): the calibration unless this code version has one
+stored, then the lessons' demos not cached yet.
 
 gunicorn starts it in the background when the kernels of this version of the code are not compiled yet
 (app/gunicorn_conf.py), so the page answers at once on a fresh clone; a first click on Run waits for the warmed
@@ -24,8 +26,12 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     started = time.perf_counter()
-    if "--lessons" in argv:  # kernels compiled already: only the lessons' demos (gunicorn, app/gunicorn_conf.py)
-        os.nice(10)
+    if "--lessons" in argv or "--serve" in argv:  # kernels compiled already (gunicorn, app/gunicorn_conf.py)
+        os.nice(10)  # behind the server's requests
+        if "--serve" in argv and not background.calibration()["per_step"]:
+            solvers.warmup(verbose=False)  # loaded first, so that the calibration times the steps, not the loads
+            background.calibrate()
+            print(f"cheap-run calibration in {time.perf_counter() - started:.1f} s", flush=True)
         computed = background.warm_lessons()
         print(f"lesson demos: {computed} computed in {time.perf_counter() - started:.1f} s", flush=True)
         return 0

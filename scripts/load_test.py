@@ -81,6 +81,12 @@ def _server(workers: int | None, prefix: str = "integrator-lab-load-"):
             time.sleep(0.5)
         else:
             raise RuntimeError("gunicorn did not start within 240 s")
+        # a server that has been up for a while: its cheap-run calibration stored (app.warm --serve computes it
+        # in the background; until then every run goes to a background job)
+        while not any(Path(cache).glob("calibration-*.json")):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("gunicorn stored no cheap-run calibration within 240 s")
+            time.sleep(0.2)
         yield url, proc.pid
     finally:
         with contextlib.suppress(ProcessLookupError):

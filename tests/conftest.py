@@ -159,6 +159,14 @@ def _serve(tmp, extra_env: dict[str, str]):
                     pytrace=False,
                 )
             time.sleep(0.2)
+        # then the cheap-run calibration (app.warm --serve, in the background): runs are answered in the request
+        # from then on, as on a server that has been up for a while
+        import solvers
+
+        while solvers.api.kernels_ready() and not any((tmp / "cache").glob("calibration-*.json")):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{log_tail()}", pytrace=False)
+            time.sleep(0.2)
         served = ServerURL(url)
         served.pid = proc.pid
         yield served

@@ -37,11 +37,33 @@ def test_request_caps():
         lim.check_request([{**run, "t_end": 20.0}])
 
 
-def test_deadline():
-    check = _limits().deadline()
+class FakeClock:
+    """A monotonic clock the test moves (``advance``), so that a wall-time check does not depend on how fast a
+    loaded machine runs the test; ``sleep`` advances it instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    sleep = advance
+    perf_counter = monotonic
+
+
+def test_deadline(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(limits, "time", clock)
+    check = _limits().deadline()  # 0.2 s
     assert check()
-    time.sleep(0.25)
+    clock.advance(0.19)
+    assert check()
+    clock.advance(0.02)
     assert not check()
+    assert _limits().deadline(started=clock.now - 0.25)() is False
 
 
 def test_session_and_server_slots(tmp_path):
@@ -97,6 +119,9 @@ def test_page_job_helper_throttles_stops_at_the_deadline_and_detects_dead_jobs(t
     monkeypatch.setenv("INTEGRATOR_LAB_MAX_JOB_SECONDS", "0.3")
     background.run_cache.cache_clear()
     assert config.cache_dir() == tmp_path
+    clock = FakeClock()  # the job's wall time and the progress throttle, independent of the machine's load
+    monkeypatch.setattr(limits, "time", clock)
+    monkeypatch.setattr(background, "time", clock)
     shown = []
     request = {"study": {}, **background.request_meta(0)}
     running = {"props": {"className": "status-running"}}
@@ -104,8 +129,10 @@ def test_page_job_helper_throttles_stops_at_the_deadline_and_detects_dead_jobs(t
         assert background.job_died(request, 0, running)  # started, not finished: were it to end now, it died
         assert job.report(0.1, "a") and job.report(0.2, "b")  # True within the wall time; "b" throttled
         assert shown == [(0.1, "a")]
-        time.sleep(0.35)
-        assert job.report(0.3, "c") is False and job.timed_out
+        clock.advance(0.2)
+        assert job.report(0.25, "c") and not job.timed_out and shown[-1] == (0.1, "a")  # throttled, in time
+        clock.advance(0.15)
+        assert job.report(0.3, "d") is False and job.timed_out and shown[-1] == (0.3, "d")
         assert job.over_time.startswith("stopped at this server's wall-time limit of 0.3 s per job")
     assert not background.job_died(request, 0, running)  # it recorded that it finished
     assert not background.job_died(request, 1, running)  # cancelled by the user: not dead either

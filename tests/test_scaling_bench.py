@@ -32,6 +32,23 @@ def test_our_table(ours: dict) -> None:
     assert len(re.findall(r"^\s+[24]\s", text, re.M)) == 6  # two rows in each of the three tables
 
 
+def test_markdown_tables(ours: dict) -> None:
+    """docs/performance.md's scaling tables: headed by date, machine and load; three tables of two rows."""
+    text = scaling.format_markdown(ours)
+    assert text.startswith("Measured ") and "load average" in text and "cores" in text
+    assert len(re.findall(r"^\| [24] \|", text, re.M)) == 6
+    assert "| N | " + " | ".join(scaling.columns(ours)) + " |" in text
+
+
+def test_bench_markdown_compile_only(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m solvers.bench --compile-only --markdown`: only the compile table (timings stubbed here)."""
+    monkeypatch.setattr(bench, "compile_times", lambda: {"cold_warmup_s": 60.0, "cold_process_s": 62.0,
+                                                         "cached_warmup_s": 0.5, "cached_process_s": 2.0})
+    assert bench.main(["--compile-only", "--markdown"]) == 0
+    text = capsys.readouterr().out
+    assert "| empty (a fresh clone) | 60.0 | 62.0 |" in text and "us/step" not in text
+
+
 def test_svg_plot(ours: dict, tmp_path: Path) -> None:
     svg = scaling.plot(ours, tmp_path / "scaling.svg").read_text()
     assert svg.startswith("<svg") and svg.count("<polyline") == len(scaling.METHODS)
@@ -90,13 +107,15 @@ def _per_body(result: dict) -> dict[tuple[str, int], float]:
 
 
 def test_the_cost_per_body_is_flat_from_8_to_64_rods() -> None:
-    """Issue 16's linear cost: (us/step)/N at N = 64 within 1.5x of N = 8 for rattlie and lgvi (measured 1.00-1.02,
-    docs/performance.md), and for rk4 and lie_galpha too; the dense O(N^3) solves gave 85x for rattlie."""
+    """Issue 16's linear cost, as a structural guard: (us/step)/N at N = 64 within 3x of N = 8 for rattlie, lgvi,
+    rk4 and lie_galpha. An O(N) step keeps the ratio near 1 (0.98-1.6 measured, up to 1.6 under pytest-xdist's
+    load); an O(N^2) solve gives 8x and the dense O(N^3) solves gave 85x for rattlie, so only a wrong algorithm
+    crosses 3x. The speed figures themselves are `python -m solvers.bench --scaling` (docs/performance.md)."""
     out = scaling.measure((8, 64), steps=300, repeat=3, with_mujoco=False, methods=("rattlie", "lgvi", "rk4",
                                                                                     "lie_galpha"))
     cost = _per_body(out)
     for m in ("rattlie", "lgvi", "rk4", "lie_galpha"):
-        assert cost[(m, 64)] <= 1.5 * cost[(m, 8)], (m, cost[(m, 8)], cost[(m, 64)])
+        assert cost[(m, 64)] <= 3.0 * cost[(m, 8)], (m, cost[(m, 8)], cost[(m, 64)])
 
 
 def test_ahead_of_mujoco_rk4_on_long_chains() -> None:

@@ -4,6 +4,8 @@
     python -m solvers.bench --no-compile --repeat 5
     python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.bench.baselines)
     python -m solvers.bench --scaling     # us/step against N on the N-rod chain, with MuJoCo (solvers.bench.scaling)
+    python -m solvers.bench --markdown    # the same, as the Markdown tables pasted in docs/performance.md
+    python -m solvers.bench --compile-only --markdown   # only the compile/load times
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
 ``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
@@ -13,6 +15,7 @@ load time in a second new process that reuses that cache ("cached").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -83,12 +86,51 @@ def seed_runs(repeat: int) -> list[dict[str, float | str]]:
     return out
 
 
+def machine() -> str:
+    """The date, machine and load a measurement was taken on, in one line (docs/performance.md's tables)."""
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError, StopIteration), open("/proc/cpuinfo") as info:
+        cpu = next(line for line in info if line.startswith("model name")).split(":", 1)[1].strip()
+    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    import numba
+    import numpy
+
+    return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}, {os.cpu_count()} cores{load}; "
+            f"Python {platform.python_version()}, numba {numba.__version__}, numpy {numpy.__version__}")
+
+
+def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat: int) -> str:
+    """The measured tables as Markdown, headed by :func:`machine`."""
+    out = [f"Measured {machine()}.", ""]
+    if rows:
+        out += [f"Solver CPU time per step, best of {repeat} runs of {steps:,} steps at the benchmark's default step:",
+                "", "| benchmark | method | h | us/step | steps/s | status |", "|---|---|---:|---:|---:|---|"]
+        for r in rows:
+            extra = (f" ({r['us_per_internal_step']:.3f} us per internal step, {r['internal_steps']:,} internal "
+                     "steps)" if "internal_steps" in r else "")
+            out.append(f"| {r['benchmark']} | {r['method']} | {r['h']:.0e} | {r['us_per_step']:.3f} | "
+                       f"{r['steps_per_second']:,.0f} | {r['status']}{extra} |")
+    if seeds:
+        out += ["", "| seed run | method | h | steps | solver ms | status |", "|---|---|---:|---:|---:|---|"]
+        out += [f"| {r['benchmark']} | {r['method']} | {r['h']:g} | {r['steps']:,} | {r['cpu_ms']:.1f} | "
+                f"{r['status']} |" for r in seeds]
+    if comp:
+        out += ["", "`solvers.warmup()` in a fresh process (compile or load every kernel):", "",
+                "| numba cache | warmup s | whole process s |", "|---|---:|---:|",
+                f"| empty (a fresh clone) | {comp['cold_warmup_s']:.1f} | {comp['cold_process_s']:.1f} |",
+                f"| filled (every later start) | {comp['cached_warmup_s']:.2f} | {comp['cached_process_s']:.2f} |"]
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table (or JSON with --json)."""
     p = argparse.ArgumentParser(prog="python -m solvers.bench", description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=None, help="steps per run (default 50,000; --scaling: 2,000)")
     p.add_argument("--repeat", type=int, default=3, help="runs per pair, best kept (default 3)")
     p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
+    p.add_argument("--compile-only", action="store_true", help="only the compile/load timing")
+    p.add_argument("--markdown", action="store_true",
+                   help="print Markdown tables headed by the date, machine and load (docs/performance.md)")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="print JSON instead of a table; with FILE, write it there and print the table")
     p.add_argument("--baselines", action="store_true",
@@ -117,9 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         return scaling.cli(args)
 
     steps = args.steps or 50_000
-    api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
-    rows = [pair_speed(b, m, steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)]
-    seeds = seed_runs(args.repeat)
+    rows: list[dict] = []
+    seeds: list[dict] = []
+    if not args.compile_only:
+        api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
+        rows = [pair_speed(b, m, steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)]
+        seeds = seed_runs(args.repeat)
     comp = {} if args.no_compile else compile_times()
     base = None
     if args.baselines:
@@ -136,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)
+    if args.markdown:
+        print(markdown(rows, seeds, comp, steps, args.repeat))
+        return 0
     print(f"# python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores; "
           f"{steps} steps per run, best of {args.repeat}")
     print(f"{'benchmark':26s} {'method':18s} {'h':>8s} {'us/step':>9s} {'steps/s':>12s} status")

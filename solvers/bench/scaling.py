@@ -397,6 +397,32 @@ def plot(out: dict[str, Any], path: str | Path) -> Path:
     return Path(path)
 
 
+def format_markdown(out: dict[str, Any]) -> str:
+    """The tables of :func:`format_table` as Markdown (docs/performance.md), headed by the date, machine and
+    load; its header lines become a paragraph and its footnotes a list."""
+    from . import machine
+
+    text = format_table(out).split("\n")
+    head = [line[2:] for line in text if line.startswith("# ")]
+    cols = columns(out)
+    cell = {(r["N"], r["column"]): r for r in out["rows"]}
+    lines = [f"Measured {machine()}.", "", *(f"{h}." if not h.endswith(".") else h for h in head)]
+    tables = (("us/step", "us_per_step", "{:.2f}"), ("us/step per body, (us/step) / N", "us_per_step_per_body",
+              "{:.3f}"), ("relative energy error", "energy_error_rel", "{:.1e}"))
+    for title, key, fmt in tables:
+        lines += ["", f"{title}:", "", "| N | " + " | ".join(cols) + " |", "|---:|" + "---:|" * len(cols)]
+        for n in out["sizes"]:
+            texts = []
+            for c in cols:
+                r = cell.get((n, c))
+                mark = "" if r is None or r["status"] == "ok" else "!"
+                texts.append("-" if r is None else fmt.format(r[key]) + mark)
+            lines.append(f"| {n} | " + " | ".join(texts) + " |")
+    tail = [line for line in text[len(head):] if line.startswith(("!", "runs fewer", "whole measurement"))]
+    lines += ["", *(f"- {line}" for line in tail)]
+    return "\n".join(lines)
+
+
 def cli(args: argparse.Namespace) -> int:
     """``python -m solvers.bench --scaling``: print the tables; --json and --plot as documented in the module."""
     if args.plot and not str(args.plot).lower().endswith(".svg") and importlib.util.find_spec("matplotlib") is None:
@@ -409,7 +435,7 @@ def cli(args: argparse.Namespace) -> int:
     if args.json == "-":
         print(text)
     else:
-        print(format_table(out))
+        print(format_markdown(out) if getattr(args, "markdown", False) else format_table(out))
         if args.json:
             Path(args.json).write_text(text + "\n")
     if args.plot:

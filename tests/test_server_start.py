@@ -1,0 +1,89 @@
+"""The server listens before anything slow, on a busy machine: gunicorn started beside two CPU-bound processes
+with the kernels compiled (a warm start) and no calibration stored yet (a new cache directory), the case where the
+master used to run the cheap-run calibration before it listened (app/gunicorn_conf.py, app.warm --serve).
+
+The structural guard: the master starts the background warm-up (app.warm --serve) and says "Listening at" before
+that warm-up reports its calibration. The seconds to the first 200 are reported; their target (2 s) is
+measured by scripts/first_start.sh and stated in the README; a bound in seconds here would measure the machine's
+other load, so the guard is the order of the log lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from conftest import REPO_ROOT, _free_port
+
+import solvers
+
+pytestmark = pytest.mark.xdist_group("server_start")
+
+HOG = "while True: pass"
+START_TIMEOUT = 300  # s: only a server that never answers fails; the seconds themselves are reported
+
+
+@pytest.fixture
+def two_cpu_hogs():
+    """Two CPU-bound processes (both cores of the reference machine busy), stopped after the test."""
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(2)]
+    try:
+        yield hogs
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def _first_200(url: str, proc: subprocess.Popen, timeout: float) -> float | None:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if proc.poll() is not None:
+            return None
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=5) as r:
+            if r.status == 200 and b"_dash-config" in r.read():
+                return time.monotonic()
+        time.sleep(0.05)
+    return None
+
+
+def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path, two_cpu_hogs,
+                                                                        record_property):
+    if not solvers.api.kernels_ready():
+        pytest.skip("needs the compiled kernels (a warm start): python -m solvers warmup")
+    port = _free_port()
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "cache")}
+    (tmp_path / "cache").mkdir()
+    log = tmp_path / "gunicorn.log"
+    started = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind",
+                                 f"127.0.0.1:{port}", "app:server"], cwd=REPO_ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        answered = _first_200(f"http://127.0.0.1:{port}/", proc, START_TIMEOUT)
+        text = log.read_text(errors="replace")
+        assert answered is not None, text[-3000:]
+        first = answered - started
+        warm = [line for line in text.splitlines() if "(app.warm --serve, pid" in line]
+        assert warm, text[-3000:]
+        assert "Listening at" in text, text[-3000:]
+        # the calibration is not on the master's path: logged (by the background process) after "Listening at",
+        # if it has finished at all by the time the page answered
+        calibrated = text.find("cheap-run calibration in")
+        assert calibrated == -1 or calibrated > text.index("Listening at"), text[-3000:]
+        record_property("timing", f"warm start beside two CPU hogs: first 200 after {first:.2f} s")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        for line in log.read_text(errors="replace").splitlines():  # the background warm-up, in its own session
+            if "(app.warm --serve, pid" in line:
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
