@@ -13,15 +13,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 
+from .methods.base import Option
 from .tableaus import EXPLICIT
 
 MAX_STAGES = 16
@@ -35,7 +37,7 @@ class TableauError(ValueError):
     """A tableau refused, with ``field`` ("A", "b", "c", "b_hat" or "tableau") naming where the problem is."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"tableau {field}: {message}")
+        super().__init__(f"tableau: {message}" if field == "tableau" else f"tableau {field}: {message}")
         self.field = field
 
 
@@ -362,10 +364,7 @@ def analyse(A: Any, b: Any = None, c: Any = None, max_order: int = MAX_ORDER, to
     (max |c_i - sum_j a_ij|), ``stability`` (coefficients of R(z), lowest first), ``real_limit`` and
     ``imag_limit`` (the stability interval [-real_limit, 0] and segment i[-imag_limit, imag_limit]), ``stages``
     and ``embedded_order`` (the order of b_hat, if given). Raises :class:`TableauError` for a malformed tableau."""
-    if b is None:
-        tab = tableau(A)
-    else:
-        tab = tableau({"A": A, "b": b, "c": c})
+    tab = tableau(A) if b is None else tableau({"A": A, "b": b, "c": c})
     if not 1 <= max_order <= 8:
         raise ValueError(f"max_order must be in 1..8, got {max_order}")
     e = np.ones(tab.stages)
@@ -406,3 +405,54 @@ def analyse(A: Any, b: Any = None, c: Any = None, max_order: int = MAX_ORDER, to
                 break
         out["embedded_order"] = hat
     return out
+
+
+# --- the kernel's view: the option, the packed numbers, the order ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableauOption(Option):
+    """The ``tableau`` option: a library name or a dict of A, b, c (b_hat), checked; kept as plain data."""
+
+    kind: str = "tableau"
+
+    def validate(self, name: str, value: Any) -> Any:
+        try:
+            if isinstance(value, str) and value.lstrip().startswith("{"):  # JSON text from a form or a URL
+                if len(value) > 20_000:
+                    raise TableauError("tableau", "is too long")
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    raise TableauError("tableau", f"is not valid JSON: {exc.msg}") from None
+            return tableau(value).spec()
+        except TableauError as exc:
+            raise ValueError(f"option {name!r}: {exc}") from None
+
+
+def weights(b: np.ndarray) -> tuple[float, np.ndarray]:
+    """(D, D b) with the smallest integer D <= 1000 making every D b_j an integer, else (1, b)."""
+    for D in range(1, 1001):
+        w = b * D
+        r = np.rint(w)
+        if np.all(np.abs(w - r) <= 1e-13 * np.maximum(1.0, np.abs(w))):
+            return float(D), r
+    return 1.0, b.copy()
+
+
+def pack_tableau(tab: Tableau) -> np.ndarray:
+    """The tableau as numbers for a kernel: [s, D, 1 if b_hat], A (s x s, row-major), D b, c, b_hat (or zeros)."""
+    s = tab.stages
+    D, bw = weights(tab.b)
+    hat = tab.b_hat if tab.b_hat is not None else np.zeros(s)
+    return np.concatenate([[float(s), D, 1.0 if tab.b_hat is not None else 0.0], tab.A.ravel(), bw, tab.c, hat])
+
+
+@lru_cache(maxsize=256)
+def _order_cached(spec: str) -> int:
+    return int(analyse(tableau(json.loads(spec)), max_order=8)["order"])
+
+
+def order_of(spec: Any) -> int:
+    """The order of a tableau (conditions checked up to 8; the library's DOP853 reaches 8)."""
+    return _order_cached(json.dumps(tableau(spec).spec()))
