@@ -25,11 +25,22 @@ from numba import njit
 from .. import kernels
 from .. import tableau as tableau_mod
 from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
-from ..models.dispatch import COORDS, RIGID, ROTVEC
+from ..models.dispatch import RIGID, ROTVEC
 from ..tableau import TableauOption, order_of, pack_tableau
 from .base import Method, Option
 
 HEAD = 5  # opts: switch, threshold, then the tableau (solvers.tableau.pack_tableau: s, D, has b_hat, ...)
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array: [switch, threshold] and the tableau (HEAD)."""
+    return np.concatenate([[1.0 if o["switch"] else 0.0, o["switch_threshold"]],
+                           pack_tableau(tableau_mod.tableau(o["tableau"]))])
+
+
+def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
+    """The embedded error estimate's largest and last values (0 without b_hat)."""
+    return {"error_estimate_max": float(work[0]), "error_estimate_last": float(work[1])}
 
 
 def _advance(KIND: int):
@@ -88,28 +99,26 @@ def _advance(KIND: int):
                                 est = max(est, abs(h * e))
                             work[0] = max(work[0], est)
                             work[1] = est
-                        if KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
-                            info[2] += 1.0
                         if KIND == RIGID:
                             rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
-                        if not kernels.state_ok(ys):
-                            info[0] = t + h
-                            return s, kernels.NONFINITE, n_saved
-                        for i in range(ny):
-                            y[i] = ys[i]
+                        elif KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
+                            info[2] += 1.0
                         ts = t + h
+                        if not kernels.state_ok(ys):
+                            info[0] = ts
+                            return s, kernels.NONFINITE, n_saved
+                        y[:] = ys
                     else:
-                        for i in range(ny):
-                            ys[i] = y[i]
+                        ys[:] = y
                         ts = t
                     out = 0
-                # the machinery's own right-hand side, inlined (as in rk4)
-                if KIND == COORDS:
-                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
-                elif KIND == RIGID:
+                # the machinery's own right-hand side, inlined at one call site (rk4's reasons)
+                if KIND == RIGID:
                     ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
-                else:
+                elif KIND == ROTVEC:
                     ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
+                else:
+                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0 or stage < ns):
@@ -120,30 +129,20 @@ def _advance(KIND: int):
             t = ts
             if not ok:
                 K[0, :] = np.nan
-            if KIND == COORDS:
-                coords.diagnostics(data[1], y, K[0], d)
-            elif KIND == RIGID:
+            if KIND == RIGID:
                 rigid.diagnostics_inline(data[0], y, K[0], d)
-            else:
+            elif KIND == ROTVEC:
                 angular_velocity.diagnostics(data[2], t, y, d)
+            else:
+                coords.diagnostics(data[1], y, K[0], d)
+            if not ok:
+                info[0] = t  # the step is kept and recorded; the derivative at its end failed
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
             if not ok:
-                info[0] = t
                 return s + 1, fail, n_saved
         return n_steps, kernels.OK, n_saved
 
     return advance
-
-
-def pack(o: dict[str, Any]) -> np.ndarray:
-    """Kernel option array: [switch, threshold] and the tableau (HEAD)."""
-    return np.concatenate([[1.0 if o["switch"] else 0.0, o["switch_threshold"]],
-                           pack_tableau(tableau_mod.tableau(o["tableau"]))])
-
-
-def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
-    """The embedded error estimate's largest and last values (0 without b_hat)."""
-    return {"error_estimate_max": float(work[0]), "error_estimate_last": float(work[1])}
 
 
 METHOD = Method(
