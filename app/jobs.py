@@ -74,6 +74,8 @@ def format_value(value: Any) -> str:
         return text if float(text) == value else repr(float(value))
     if isinstance(value, str):
         return value
+    if isinstance(value, Mapping):  # a typed Butcher tableau (erk, rkmk)
+        return json.dumps(value, separators=(",", ":"))
     return json.dumps(np.asarray(value, dtype=float).tolist())
 
 

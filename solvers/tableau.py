@@ -30,6 +30,7 @@ MAX_STAGES = 16
 MAX_ORDER = 6  # the order conditions the analysis checks by default (37 trees)
 TOL = 1e-10  # an order condition holds when |Phi(t) - 1/gamma(t)| <= TOL
 SUM_TOL = 1e-12  # |sum(b) - 1| allowed (round-off of decimal coefficients)
+MAX_TEXT = 20_000  # characters of one typed field (16 x 16 entries of 64 characters fit)
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
@@ -48,7 +49,10 @@ def parse_number(text: Any) -> float:
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is not a number")
     if isinstance(text, int | float | np.floating | np.integer):
-        return float(text)
+        try:
+            return float(text)
+        except OverflowError:
+            raise ValueError(f"{text!r:.40} is out of range") from None
     if not isinstance(text, str):
         raise ValueError(f"{text!r} is not a number")
     s = text.strip()
@@ -77,6 +81,8 @@ def parse_rows(text: str) -> list[list[float]]:
     """Rows of numbers: one row per line (or separated by ";"), entries by commas or spaces."""
     if not isinstance(text, str):
         raise ValueError("expected text")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"{len(text)} characters: at most {MAX_TEXT}")
     rows = [r for r in re.split(r"[;\n]", text) if r.strip()]
     return [[parse_number(x) for x in re.split(r"[,\s]+", r.strip()) if x] for r in rows]
 
@@ -112,7 +118,7 @@ def _vector(field: str, value: Any, s: int | None) -> np.ndarray:
         except ValueError as exc:
             raise TableauError(field, str(exc)) from None
         value = [x for r in rows for x in r]
-    if not isinstance(value, Sequence | np.ndarray) or isinstance(value, str):
+    if not isinstance(value, Sequence | np.ndarray) or isinstance(value, str | bytes):
         raise TableauError(field, "must be a list of numbers")
     if len(value) > MAX_STAGES:
         raise TableauError(field, f"has {len(value)} entries; at most {MAX_STAGES} stages are allowed")
@@ -133,14 +139,14 @@ def _matrix(value: Any) -> np.ndarray:
             value = parse_rows(value)
         except ValueError as exc:
             raise TableauError("A", str(exc)) from None
-    if not isinstance(value, Sequence | np.ndarray) or isinstance(value, str) or len(value) == 0:
+    if not isinstance(value, Sequence | np.ndarray) or isinstance(value, str | bytes) or len(value) == 0:
         raise TableauError("A", "must be a non-empty list of rows")
     s = len(value)
     if s > MAX_STAGES:
         raise TableauError("A", f"has {s} rows; at most {MAX_STAGES} stages are allowed")
     rows = []
     for i, row in enumerate(value):
-        if not isinstance(row, Sequence | np.ndarray) or isinstance(row, str):
+        if not isinstance(row, Sequence | np.ndarray) or isinstance(row, str | bytes):
             raise TableauError("A", f"row {i + 1} is not a list of numbers")
         if len(row) != s:
             raise TableauError("A", f"is not square: row {i + 1} has {len(row)} entries, A has {s} rows")
