@@ -16,7 +16,7 @@ import statistics
 from .. import api
 from ..registry import BENCHMARKS, applies
 
-STEPS = {"spatial_chain": 2_000}  # per run; the chain's default has many bodies
+STEPS = {"spatial_chain": 2_000}  # per run: the chain (8 rods by default) is the slowest per step
 
 
 def ratio(benchmark: str, tableau: str, steps: int, rounds: int) -> dict[str, float | str]:

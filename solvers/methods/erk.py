@@ -75,21 +75,28 @@ def _advance(KIND: int):
             ok = True
             for stage in range(first if s >= 0 else ns, ns + 1):
                 if stage < ns:
+                    # y + sum_j (h a_ij) k_j over the nonzero a_ij, a contiguous row at a time (rk4's y + (c h) k
+                    # when one a_ij is nonzero)
                     row = a0 + stage * ns
-                    for i in range(ny):
-                        acc = 0.0
-                        for j in range(stage):
-                            acc += opts[row + j] * K[j, i]
-                        ys[i] = y[i] + h * acc
+                    ys[:] = y
+                    for j in range(stage):
+                        ha = h * opts[row + j]
+                        if ha != 0.0:
+                            for i in range(ny):
+                                ys[i] += ha * K[j, i]
                     ts = t + opts[c0 + stage] * h
                     out = stage
                 else:
                     if s >= 0:
+                        ys[:] = 0.0  # sum_j (D b_j) k_j, then y + (h / D) times it: rk4's h/6 (k1 + 2 k2 + ...)
+                        for j in range(ns):
+                            w = opts[bw0 + j]
+                            if w != 0.0:
+                                for i in range(ny):
+                                    ys[i] += w * K[j, i]
+                        hd = h / D
                         for i in range(ny):
-                            acc = 0.0
-                            for j in range(ns):
-                                acc += opts[bw0 + j] * K[j, i]
-                            ys[i] = y[i] + h / D * acc
+                            ys[i] = y[i] + hd * ys[i]
                         if has_hat:
                             est = 0.0
                             for i in range(ny):
