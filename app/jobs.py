@@ -74,6 +74,8 @@ def format_value(value: Any) -> str:
         return text if float(text) == value else repr(float(value))
     if isinstance(value, str):
         return value
+    if isinstance(value, Mapping):  # a typed Butcher tableau (erk, rkmk)
+        return json.dumps(value, separators=(",", ":"))
     return json.dumps(np.asarray(value, dtype=float).tolist())
 
 
@@ -143,7 +145,8 @@ def check_options(method: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], 
             errors[name] = f"unknown option {name!r} for {method}; valid: {', '.join(spec) or '(none)'}"
             continue
         try:
-            parsed = value if spec[name].kind == "choice" else parse_value(value)
+            # a tableau is a name or JSON text, parsed by its own option (solvers.methods.erk.TableauOption)
+            parsed = value if spec[name].kind in ("choice", "tableau") else parse_value(value)
             if parsed is None or parsed == "":
                 continue
             given[name] = spec[name].validate(name, parsed)

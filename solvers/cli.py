@@ -24,7 +24,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _value(text: str) -> Any:
-    """A --param/--option value: JSON (numbers, lists, true/false) or else the plain string."""
+    """A --param/--option value: JSON (numbers, lists, true/false), ``@file.json`` for a JSON file's contents
+    (e.g. ``--option tableau=@heun.json``), or else the plain string."""
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as f:
+                return json.load(f)
+        except OSError as exc:
+            raise ValueError(f"cannot read {text[1:]!r}: {exc.strerror}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{text[1:]!r} is not JSON: {exc}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError:

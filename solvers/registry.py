@@ -6,6 +6,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 from __future__ import annotations
 
 from .methods import (
+    erk,
     hermite,
     lgvi,
     lie_galpha,
@@ -14,7 +15,7 @@ from .methods import (
     quaternion_rk4,
     rattlie,
     rk4,
-    rkmk4,
+    rkmk,
     rotvec_rk45,
     scipy_ivp,
     spark,
@@ -48,6 +49,7 @@ METHODS: dict[str, Method] = {
     m.id: m
     for m in (
         rk4.METHOD,
+        erk.METHOD,
         lie_galpha.METHOD,
         rattlie.METHOD,
         lgvi.METHOD,
@@ -56,7 +58,8 @@ METHODS: dict[str, Method] = {
         rotvec_rk45.METHOD,
         rotvec_rk45.METHOD_SWITCH,
         quaternion_rk4.METHOD,
-        rkmk4.METHOD,
+        rkmk.METHOD_RKMK4,
+        rkmk.METHOD,
         magnus4.METHOD,
         hermite.METHOD_H23,
         hermite.METHOD_H33,

@@ -1,0 +1,161 @@
+"""The Method lab page's pure parts (app/pages/method_lab.py): a typed or named tableau -> its checks, order table,
+stability-region figure and the links that carry it (no Dash callbacks here)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import numpy as np
+import plotly.graph_objects as go
+
+from solvers import tableau as tb
+from solvers.tableaus import EXPLICIT
+
+CUSTOM = "custom"
+MAX_TEXT = 4000  # characters per field: 16 x 16 fractions fit
+
+
+def library_options() -> list[dict[str, str]]:
+    """Dropdown entries: every library tableau, then "custom" (typed rows)."""
+    return [{"label": f"{e['title']} ({k})", "value": k} for k, e in EXPLICIT.items()] + [
+        {"label": "Your own (type A, b, c below)", "value": CUSTOM}]
+
+
+def fields_of(name: str) -> dict[str, str]:
+    """The A, b, c text of a library tableau, as a user would type it (fractions where the library has them)."""
+    e = EXPLICIT[name]
+    s = len(e["b"])
+
+    def txt(x: Any) -> str:
+        return x if isinstance(x, str) else repr(float(x))
+
+    rows = [" ".join(txt(x) for x in [*row, *(["0"] * (s - len(row)))]) for row in e["A"]]
+    return {"A": "\n".join(rows), "b": " ".join(map(txt, e["b"])), "c": " ".join(map(txt, e["c"]))}
+
+
+def spec_from_form(name: str | None, a_text: str, b_text: str, c_text: str) -> tuple[Any, dict[str, str]]:
+    """(tableau spec for the API, errors by field "A"/"b"/"c"/"tableau"). A library name wins unless custom."""
+    if name and name != CUSTOM:
+        if name not in EXPLICIT:
+            return None, {"tableau": f"unknown tableau {name[:40]!r}"}
+        return name, {}
+    texts = {"A": a_text or "", "b": b_text or "", "c": c_text or ""}
+    for field, text in texts.items():
+        if len(text) > MAX_TEXT:
+            return None, {field: f"{len(text)} characters: at most {MAX_TEXT}"}
+    spec: dict[str, Any] = {"A": texts["A"], "b": texts["b"]}
+    if texts["c"].strip():
+        spec["c"] = texts["c"]
+    try:
+        return tb.tableau(spec).spec(), {}
+    except tb.TableauError as exc:
+        return None, {exc.field: str(exc)}
+
+
+def analysis_summary(a: Mapping[str, Any]) -> str:
+    """One sentence: order, stages, consistency, axis limits."""
+    cons = ("consistent (c = row sums of A)" if a["consistent"]
+            else f"NOT consistent: max |c_i - sum_j a_ij| = {a['row_sum_error']:.3g}; order {a['order_autonomous']} "
+                 "for autonomous problems only")
+    checked = f" (conditions checked up to order {a['max_order']})" if a["order"] == a["max_order"] else ""
+    imag = (f"on i[-{a['imag_limit']:.4g}, {a['imag_limit']:.4g}] of the imaginary axis" if a["imag_limit"] > 0
+            else "nowhere on the imaginary axis but 0")
+    return (f"Order {a['order']}{checked}, {a['stages']} stage{'s' if a['stages'] > 1 else ''}, {cons}. "
+            f"Stable on [-{a['real_limit']:.4g}, 0] of the real axis and {imag}.")
+
+
+def order_rows(a: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The order-condition table: one row per rooted tree."""
+    return [{"order": t.order, "tree": t.tree, "condition": t.condition, "Phi(t)": f"{t.weight:.12g}",
+             "1/gamma(t)": f"{t.expected:.12g}", "residual": f"{t.residual:.3e}", "holds": "yes" if t.holds else "no"}
+            for t in a["trees"]]
+
+
+def stability_figure(a: Mapping[str, Any], n: int = 241) -> go.Figure:
+    """|R(z)| <= 1 shaded in the complex plane, with the axis limits marked."""
+    r = np.asarray(a["stability"], dtype=float)
+    ext = max(3.0, 1.3 * max(a["real_limit"], a["imag_limit"], 1.0))
+    x = np.linspace(-ext, 0.35 * ext, n)
+    y = np.linspace(-ext, ext, n)
+    Z = x[None, :] + 1j * y[:, None]
+    mag = np.log10(np.maximum(tb.stability(r, Z), 1e-16))
+    fig = go.Figure()
+    fig.add_trace(go.Contour(x=x, y=y, z=mag, contours={"start": -3, "end": 0, "size": 3, "coloring": "fill"},
+                             colorscale=[[0, "#bfdbfe"], [1, "#bfdbfe"]], showscale=False, name="|R(z)| <= 1",
+                             hoverinfo="skip", zmin=-3, zmax=0, line={"color": "#1d4ed8", "width": 2}))
+    fig.add_trace(go.Scatter(x=[-a["real_limit"], 0, 0], y=[0, a["imag_limit"], -a["imag_limit"]], mode="markers",
+                             marker={"color": "#b91c1c", "size": 8}, name="axis limits"))
+    fig.update_layout(title=f"Stability region |R(z)| <= 1, R(z) = {poly_text(r)}", xaxis_title="Re(h lambda)",
+                      yaxis_title="Im(h lambda)", height=460, margin={"l": 50, "r": 10, "t": 50, "b": 40},
+                      yaxis={"scaleanchor": "x", "scaleratio": 1}, showlegend=False)
+    return fig
+
+
+def poly_text(r: np.ndarray) -> str:
+    """R(z) as text, e.g. 1 + z + 0.5 z^2."""
+    parts = []
+    for k, v in enumerate(r):
+        if v == 0:
+            continue
+        term = "" if k == 0 else ("z" if k == 1 else f"z^{k}")
+        coef = f"{v:.4g}"
+        parts.append(term if term and coef == "1" else f"{coef} {term}".strip())
+    return " + ".join(parts).replace("+ -", "- ")
+
+
+def encode(spec: Any) -> str:
+    """A tableau spec as a URL value: the library name, or compact JSON."""
+    return spec if isinstance(spec, str) else json.dumps(spec, separators=(",", ":"))
+
+
+def lab_query(spec: Any, benchmark: str) -> str:
+    """The Method lab's own shareable query."""
+    return "?" + urlencode({"tableau": encode(spec), "benchmark": benchmark})
+
+
+def lab_state(query: Mapping[str, Any] | str | None) -> tuple[str | None, dict[str, str], str | None]:
+    """(library name or CUSTOM, typed fields, benchmark) from the lab's URL (a query string or Dash's parsed
+    query); unreadable parts are ignored and the form shows the defaults."""
+    q = dict(parse_qsl(query.lstrip("?"))) if isinstance(query, str) else dict(query or {})
+    value = str(q.get("tableau", ""))[:MAX_TEXT * 3]
+    bench = q.get("benchmark") if isinstance(q.get("benchmark"), str) else None
+    if not value:
+        return None, {}, bench
+    if value in EXPLICIT:
+        return value, fields_of(value), bench
+    try:
+        spec = json.loads(value)
+        tab = tb.tableau(spec)
+    except (ValueError, TypeError):
+        return CUSTOM, {}, bench
+    fields = {"A": "\n".join(" ".join(f"{x:.17g}" for x in row) for row in tab.A),
+              "b": " ".join(f"{x:.17g}" for x in tab.b), "c": " ".join(f"{x:.17g}" for x in tab.c)}
+    return CUSTOM, fields, bench
+
+
+def run_query(spec: Any, benchmark: str, h: float | None = None, t_end: float | None = None) -> str:
+    """A Run page link: erk with this tableau beside rk4 on ``benchmark`` (app.urlstate's query format)."""
+    q: dict[str, str] = {"benchmark": benchmark, "methods": "erk,rk4", "o.erk.tableau": encode(spec)}
+    if h is not None:
+        q["h"] = f"{h:g}"
+    if t_end is not None:
+        q["t_end"] = f"{t_end:g}"
+    return "?" + urlencode(q)
+
+
+def check(name: str | None, a_text: str, b_text: str, c_text: str, benchmark: str) -> dict[str, Any]:
+    """Everything the page shows for the typed fields: ``errors`` by field, or ``summary``, ``rows``, ``figure``,
+    ``run_href`` and ``share_href``. The typed fields are what counts; they keep the library's name in links when
+    they are that tableau's own text."""
+    spec, errors = spec_from_form(CUSTOM, a_text, b_text, c_text)
+    if errors:
+        return {"errors": errors}
+    if name in EXPLICIT and fields_of(name) == {"A": a_text, "b": b_text, "c": c_text}:
+        spec = name
+    a = tb.analyse(spec)
+    return {"errors": {}, "spec": spec, "summary": analysis_summary(a), "rows": order_rows(a),
+            "figure": stability_figure(a), "order": a["order"],
+            "run_href": "/run" + run_query(spec, benchmark), "share_href": "/method-lab" + lab_query(spec, benchmark)}

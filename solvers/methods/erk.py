@@ -1,0 +1,180 @@
+"""Explicit Runge-Kutta from any Butcher tableau, with a fixed step (HNW I, II.1; tableaus as data, after SciPy's
+integrate._ivp and GeometricIntegrators.jl).
+
+The option ``tableau`` is a library name (``solvers.tableaus.EXPLICIT``) or a user's {"A", "b", "c"[, "b_hat"]},
+checked by :func:`solvers.tableau.tableau`. It reaches the kernel as numbers in the option array, so ONE compiled
+kernel (per machinery) serves every tableau: a new tableau never compiles. The right-hand sides are rk4's: the
+index-1 DAE on the constrained benchmarks, the ODE otherwise, the rotation-vector kinematics of seed 002 (eq. 12)
+with its optional 2 pi switch on angular_velocity; R is projected back onto SO(3) after every step on a pinned body
+exactly as rk4 does (rigid.orthonormalise, its polar factor; Hairer-Lubich-Wanner IV.4), free bodies under joints
+are not projected. With ``b_hat`` given, the step also computes the embedded estimate
+h max_i |sum_j (b_j - b_hat_j) k_j,i| and reports its largest and last values (no step control).
+
+The weights b are applied as (h / D) sum_j (D b_j) k_j with the smallest D <= 1000 making every D b_j an integer
+(else D = 1; solvers.tableau.weights), which for RK4 is rk4's own h/6 (k1 + 2 k2 + 2 k3 + k4): the same
+arithmetic, the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .. import kernels
+from .. import tableau as tableau_mod
+from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
+from ..models.dispatch import RIGID, ROTVEC
+from ..tableau import TableauOption, order_of, pack_tableau
+from .base import Method, Option
+
+HEAD = 5  # opts: switch, threshold, then the tableau (solvers.tableau.pack_tableau: s, D, has b_hat, ...)
+
+
+def pack(o: dict[str, Any]) -> np.ndarray:
+    """Kernel option array: [switch, threshold] and the tableau (HEAD)."""
+    return np.concatenate([[1.0 if o["switch"] else 0.0, o["switch_threshold"]],
+                           pack_tableau(tableau_mod.tableau(o["tableau"]))])
+
+
+def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
+    """The embedded error estimate's largest and last values (0 without b_hat)."""
+    return {"error_estimate_max": float(work[0]), "error_estimate_last": float(work[1])}
+
+
+def _advance(KIND: int):
+    """The ERK kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
+
+    @njit(cache=True)
+    def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
+                info):
+        """ERK kernel (contract in solvers.kernels); opts layout in HEAD; work = [max, last error estimate]."""
+        ny = y.shape[0]
+        ns = int(opts[2])
+        D = opts[3]
+        has_hat = opts[4] > 0.5
+        a0 = HEAD
+        bw0 = a0 + ns * ns
+        c0 = bw0 + ns
+        hat0 = c0 + ns
+        size = dispatch.scratch_size(KIND, data)
+        A = np.empty((size, size))
+        b = np.empty(size)
+        K = np.empty((ns, ny))  # k_1..k_s; row 0 is also the derivative at the new state, for the diagnostics
+        ys = np.empty(ny)
+        d = np.empty(kernels.N_DIAG)
+        fail = kernels.DOMAIN if KIND == ROTVEC else kernels.SINGULAR
+        # k_1 at (t, y) is the derivative at the previous step's new state when c_1 = 0 (always, for a consistent
+        # explicit tableau): it is evaluated once, for the diagnostics and the next step
+        first = 0 if opts[c0] != 0.0 else 1
+        # s = -1 evaluates the derivative at the starting state (and records step 0); then steps s = 0, 1, ...
+        # ONE inlined call site of the right-hand side and one of the diagnostics: inlining is most of the compile
+        for s in range(-1, n_steps):
+            t = t_start + (k0 + max(s, 0)) * h
+            ok = True
+            for stage in range(first if s >= 0 else ns, ns + 1):
+                if stage < ns:
+                    # y + sum_j (h a_ij) k_j over the nonzero a_ij, a contiguous row at a time (rk4's y + (c h) k
+                    # when one a_ij is nonzero)
+                    row = a0 + stage * ns
+                    ys[:] = y
+                    for j in range(stage):
+                        ha = h * opts[row + j]
+                        if ha != 0.0:
+                            for i in range(ny):
+                                ys[i] += ha * K[j, i]
+                    ts = t + opts[c0 + stage] * h
+                    out = stage
+                else:
+                    if s >= 0:
+                        ys[:] = 0.0  # sum_j (D b_j) k_j, then y + (h / D) times it: rk4's h/6 (k1 + 2 k2 + ...)
+                        for j in range(ns):
+                            w = opts[bw0 + j]
+                            if w != 0.0:
+                                for i in range(ny):
+                                    ys[i] += w * K[j, i]
+                        hd = h / D
+                        for i in range(ny):
+                            ys[i] = y[i] + hd * ys[i]
+                        if has_hat:
+                            est = 0.0
+                            for i in range(ny):
+                                e = 0.0
+                                for j in range(ns):
+                                    e += (opts[bw0 + j] / D - opts[hat0 + j]) * K[j, i]
+                                est = max(est, abs(h * e))
+                            work[0] = max(work[0], est)
+                            work[1] = est
+                        if KIND == RIGID:
+                            rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
+                        elif KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
+                            info[2] += 1.0
+                        ts = t + h
+                        if not kernels.state_ok(ys):
+                            info[0] = ts
+                            return s, kernels.NONFINITE, n_saved
+                        y[:] = ys
+                    else:
+                        ys[:] = y
+                        ts = t
+                    out = 0
+                # the machinery's own right-hand side, inlined at one call site (rk4's reasons)
+                if KIND == RIGID:
+                    ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
+                elif KIND == ROTVEC:
+                    ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
+                else:
+                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
+                if not ok:
+                    break
+            if not ok and (out != 0 or s < 0 or stage < ns):
+                info[0] = t
+                return max(s, 0), fail, n_saved
+            if s < 0 and k0 != 0:
+                continue
+            t = ts
+            if not ok:
+                K[0, :] = np.nan
+            if KIND == RIGID:
+                rigid.diagnostics_inline(data[0], y, K[0], d)
+            elif KIND == ROTVEC:
+                angular_velocity.diagnostics(data[2], t, y, d)
+            else:
+                coords.diagnostics(data[1], y, K[0], d)
+            if not ok:
+                info[0] = t  # the step is kept and recorded; the derivative at its end failed
+            n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
+            if not ok:
+                return s + 1, fail, n_saved
+        return n_steps, kernels.OK, n_saved
+
+    return advance
+
+
+METHOD = Method(
+    id="erk",
+    title="Explicit Runge-Kutta from a Butcher tableau",
+    seed="001, 004 (as rk4)",
+    order=4,
+    description=(
+        "Any explicit Runge-Kutta tableau (a library name such as heun, rk4, dop853, or your own A, b, c) with a "
+        "fixed step, on the same right-hand sides as rk4; its order is checked from the numbers (Method lab)."
+    ),
+    kernel=kernels.PerMachinery(_advance),
+    machineries=("rigid", "coords", "rotvec"),
+    options={
+        "tableau": TableauOption("rk4", "a library name (" + ", ".join(tableau_mod.EXPLICIT) + ") or "
+                                 "{\"A\": rows, \"b\": [...], \"c\": [...], \"b_hat\": [...] (optional)}; "
+                                 "numbers or fractions such as \"1/6\""),
+        "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector", "bool"),
+        "switch_threshold": Option(
+            1.5 * np.pi, "angular_velocity only: switch when |theta| exceeds this", "float", np.pi, 2 * np.pi - 1e-3
+        ),
+    },
+    pack=pack,
+    work_size=lambda m: 2,
+    properties=("explicit", "fixed step", "tableau"),
+    report=report,
+    order_for=lambda o: order_of(o["tableau"]),
+)
