@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import api
+from ._version import __version__
 from .registry import BENCHMARKS, METHODS
 from .result import _plain
 
@@ -74,6 +75,7 @@ def _list(as_json: bool) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     p = _Parser(prog="python -m solvers", description="Integrator Lab: run geometric integrators on benchmarks")
+    p.add_argument("--version", action="version", version=f"integrator-lab {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     pl = sub.add_parser("list", help="list benchmarks and methods")
     pl.add_argument("--json", action="store_true", help="print descriptions as JSON")
@@ -122,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
            "status": res.status, "message": res.message, "warnings": res.warnings, **res.summary,
-           "options": res.options}
+           "params": res.params, "options": res.options, "derived": res.derived, "provenance": res.provenance}
     if args.out:
         try:
             res.save(args.out)

@@ -248,7 +248,7 @@ def _gamma(stages: float) -> dict[str, Any]:
     ex = np.array([e["E_abs_dx"] for e in errs])
     ey = np.array([e["E_abs_dy"] for e in errs])
     opt = api.simulate(b, "spark", h=S003_H, t_end=t_end, options={"s": s, "gamma": "opt"})
-    g_opt = float(opt.options["gamma"])
+    g_opt = float(opt.effective_options["gamma"])
     e_opt = mean_errors(opt, ref)["E_abs_dx"]
     i = int(np.argmin(ex))
     v_shape = bool(0 < i < grid.size - 1 and np.all(np.diff(ex[: i + 1]) < 0) and np.all(np.diff(ex[i:]) > 0))

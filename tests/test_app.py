@@ -128,10 +128,10 @@ def test_run_cache_serves_each_run_in_any_combination(tmp_path):
 
 
 def test_simulate_keeps_the_partial_results_of_a_diverged_run():
-    config = jobs.check_form(_form(benchmark="natural_double_pendulum", methods=["rk4"], h=0.3, t_end=20))[0][0]
+    config = jobs.check_form(_form(benchmark="natural_double_pendulum", methods=["rk4"], h=0.3, t_end=21))[0][0]
     out = jobs.simulate(config)
     assert out["status"] == "diverged" and "diverged at t =" in out["message"]
-    assert 0 < len(out["t"]) < 67 and out["points"].shape == (len(out["t"]), 3, 3)
+    assert 0 < len(out["t"]) < 71 and out["points"].shape == (len(out["t"]), 3, 3)
     fig = figures.energy_figure([out])
     assert len(fig["data"]) == 1  # partial results are plotted
     assert figures.summary_rows([out])[0]["status"] == "diverged"
