@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from . import api
 from ._version import __version__
@@ -18,7 +18,7 @@ from .result import _plain
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too; keep the message short and plain
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep the message short and plain
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
@@ -66,9 +66,9 @@ def _list(as_json: bool) -> int:
         print(f"  {'':26s} methods: {', '.join(api.methods(b))}")
         print(f"  {'':26s} params: {', '.join(spec.params) or '(none)'}")
     print("methods:")
-    for m, spec in METHODS.items():
-        opts = ", ".join(f"{k}={o.default}" for k, o in spec.options.items()) or "(no options)"
-        print(f"  {m:26s} seed {spec.seed}  order {spec.order}  {spec.title}; options: {opts}")
+    for m, meth in METHODS.items():
+        opts = ", ".join(f"{k}={o.default}" for k, o in meth.options.items()) or "(no options)"
+        print(f"  {m:26s} seed {meth.seed}  order {meth.order}  {meth.title}; options: {opts}")
     return 0
 
 

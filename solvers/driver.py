@@ -19,7 +19,7 @@ from . import kernels
 from .methods.base import Method
 from .models import dispatch
 from .models.base import Model
-from .result import Result, physics_warnings
+from .result import Result, Status, physics_warnings
 
 # wall time one chunk of steps should take, so progress and cancel stay responsive
 CHUNK_SECONDS = 0.05
@@ -170,7 +170,7 @@ class Runner:
 
 
 def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
-             y: np.ndarray | None = None) -> tuple[str, str]:
+             y: np.ndarray | None = None) -> tuple[Status, str]:
     t = float(info[kernels.INFO_TIME])
     note = model.state_note
     where = f"; {note(y)}" if note is not None and y is not None else ""
@@ -222,7 +222,8 @@ def run(
     """Advance ``model`` by ``n_total`` steps of ``method``, saving the steps of ``plan`` (None: every step), and
     collect samples and summaries. A method's ``prepare`` runs first, with ``runner`` for its sub-runs."""
     plan = plan or save_plan(n_total, h)
-    status, message = "ok", ""
+    status: Status = "ok"
+    message = ""
     prepare_cpu = 0.0
     requested = dict(options)
     if method.prepare is not None:

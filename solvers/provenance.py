@@ -13,7 +13,6 @@ import datetime
 import functools
 import platform
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +59,6 @@ def environment() -> dict[str, Any]:
         "scipy": scipy.__version__,
         "platform": platform.platform(),
         "machine": platform.machine(),
-        "executable": sys.executable,
     }
 
 
