@@ -20,6 +20,7 @@ test: $(VENV)/.installed chromium
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 
 # The stamp is newer than pyproject.toml once the install from it has succeeded.
 $(VENV)/.installed: pyproject.toml

@@ -135,8 +135,10 @@ def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any]
     return params, errors
 
 
-def check_options(method: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Form entries of a method's options -> (every option resolved, errors by name). Empty keeps the default."""
+def check_options(method: str, raw: Mapping[str, Any],
+                  benchmark: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Form entries of a method's options -> (every option resolved, errors by name). Empty keeps the default.
+    With a ``benchmark``, only the options that act on it (solvers' Method.resolve refuses the others' values)."""
     spec = METHODS[method].options
     given: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -154,7 +156,12 @@ def check_options(method: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], 
             errors[name] = str(exc)
     if errors:
         return {}, errors
-    return {k: _plain(v) for k, v in METHODS[method].resolve(given).items()}, {}
+    try:
+        resolved = METHODS[method].resolve(given, benchmark=benchmark)
+    except ValueError as exc:
+        name = next((k for k in given if repr(k) in str(exc)), "")
+        return {}, {name: str(exc)}
+    return {k: _plain(v) for k, v in resolved.items()}, {}
 
 
 def format_count(n: float) -> str:
@@ -202,6 +209,11 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
                 f"t_end / h needs {format_count(steps)} steps, over the cap of {solvers.MAX_STEPS:,}; increase h or "
                 "shorten t_end."
             )
+        else:
+            try:
+                solvers.api.check_t_end(h, t_end)  # the same rule as simulate: whole steps, no overshoot
+            except ValueError as exc:
+                errors["t-end"] = str(exc)
     params, param_errors = check_params(benchmark, form.get("params") or {})
     errors.update({f"param:{k}": v for k, v in param_errors.items()})
     options_by_method = form.get("options") or {}
@@ -209,7 +221,7 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
     for method in chosen:
         if method not in available:
             continue
-        options, option_errors = check_options(method, options_by_method.get(method) or {})
+        options, option_errors = check_options(method, options_by_method.get(method) or {}, benchmark)
         errors.update({f"option:{method}:{k}": v for k, v in option_errors.items()})
         configs.append(
             {"benchmark": benchmark, "method": method, "h": h, "t_end": t_end, "params": params, "options": options}

@@ -1,4 +1,4 @@
-"""The public API: simulate(), benchmarks(), methods(), describe()."""
+"""The public API: simulate(), rerun(), benchmarks(), methods(), describe()."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _numba_cache, driver
-from .driver import step_count
+from . import _numba_cache, driver, provenance
+from .driver import check_t_end, step_count  # noqa: F401  (step_count: public here, the Run page's step cap)
 from .registry import BENCHMARKS, METHODS, applies
-from .result import Result
+from .result import Result, _plain
 
 # The documented cap on steps per run (t_end / h); larger runs are refused with a ValueError.
 MAX_STEPS = 10_000_000
@@ -85,12 +85,24 @@ def simulate(
     ``params`` override the benchmark's parameters, ``options`` the method's options. Which steps are saved (the
     summaries always cover every step), at most one of: ``max_samples`` caps the saved samples (decimated
     evenly), ``save_every = k`` saves steps 0, k, 2k, ... and the last, ``save_at`` saves exactly the given
-    increasing times, which must be multiples of h (like SciPy's ``t_eval``); none saves every step.
+    increasing times, which must be multiples of h (like SciPy's ``t_eval``); none saves every step. ``t_end`` must
+    be a multiple of ``h`` (up to round-off): the methods take whole steps, and a t_end between two multiples is
+    refused with a message naming them rather than silently overshot. An option that cannot act on the
+    benchmark (rk4's ``switch`` off angular_velocity) is refused when given a non-default value and is not
+    recorded. The Result records the request and where it ran (``Result.provenance``; :func:`rerun` replays it).
     ``progress(fraction)`` is called between chunks and cancels the run by returning False; a method's own
     preparatory runs (spark's gamma = "opt") answer to it too, and their CPU time is in the Result's. Bad input
     raises ValueError naming the value and the valid choices; a diverging or failing run returns its partial
     results with status and message.
     """
+    started = provenance.utc_now()
+    w0, c0 = time.perf_counter(), time.process_time()
+    request = {"benchmark": benchmark, "method": method, "h": h, "t_end": t_end,
+               "params": None if params is None else dict(params) if isinstance(params, Mapping) else params,
+               "options": None if options is None else dict(options) if isinstance(options, Mapping) else options,
+               "max_samples": max_samples, "save_every": save_every,
+               "save_at": None if save_at is None else np.asarray(save_at, dtype=float).tolist()
+               if np.ndim(save_at) == 1 else save_at}
     _check_benchmark(benchmark)
     _check_method(method)
     if not applies(method, benchmark):
@@ -101,7 +113,7 @@ def simulate(
     t_end = _positive("t_end", t_end)
     if h > t_end:
         raise ValueError(f"h = {h:g} is larger than t_end = {t_end:g}")
-    n_total = step_count(h, t_end)
+    n_total = check_t_end(h, t_end)
     if n_total > MAX_STEPS:
         raise ValueError(
             f"t_end / h = {t_end:g} / {h:g} needs {n_total} steps, over the cap of {MAX_STEPS} steps per run; "
@@ -113,10 +125,27 @@ def simulate(
     bench = BENCHMARKS[benchmark]
     meth = METHODS[method]
     resolved = bench.resolve(params)
-    opts = meth.resolve(options)
+    opts = meth.resolve(options, benchmark=benchmark)
     model = bench.build(resolved)
     runner = driver.Runner(simulate, progress) if meth.prepare is not None else None
-    return driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, plan, progress, runner)
+    res = driver.run(benchmark, model, meth, opts, h, n_total, t_end, resolved, plan, progress, runner)
+    res.provenance = provenance.record(started, time.perf_counter() - w0, time.process_time() - c0, _plain(request))
+    return res
+
+
+def rerun(result: Result, progress: driver.Progress | None = None) -> Result:
+    """Run ``result``'s recorded request again (``result.provenance["request"]``: the arguments ``simulate``
+    was given, saving choice included). On the same machine and code version (compare the provenance's
+    ``source_digest``) the new Result equals the old one but for its timings: ``rerun(r).equals(r,
+    timing=False)``. A Result without provenance re-runs from its benchmark, method, h, t_end, params and
+    options (every step saved)."""
+    if not isinstance(result, Result):
+        raise ValueError(f"rerun expects a solvers.Result, got {type(result).__name__}")
+    req = dict(result.provenance.get("request") or {})
+    if not req:
+        req = {"benchmark": result.benchmark, "method": result.method, "h": result.h, "t_end": result.t_end,
+               "params": result.params, "options": result.options}
+    return simulate(req.pop("benchmark"), req.pop("method"), progress=progress, **req)
 
 
 def _warm_method(method: str) -> None:

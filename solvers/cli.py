@@ -9,15 +9,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from . import api
+from ._version import __version__
 from .registry import BENCHMARKS, METHODS
 from .result import _plain
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too; keep the message short and plain
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep the message short and plain
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
@@ -74,15 +75,16 @@ def _list(as_json: bool) -> int:
         print(f"  {'':26s} methods: {', '.join(api.methods(b))}")
         print(f"  {'':26s} params: {', '.join(spec.params) or '(none)'}")
     print("methods:")
-    for m, spec in METHODS.items():
-        opts = ", ".join(f"{k}={o.default}" for k, o in spec.options.items()) or "(no options)"
-        print(f"  {m:26s} seed {spec.seed}  order {spec.order}  {spec.title}; options: {opts}")
+    for m, meth in METHODS.items():
+        opts = ", ".join(f"{k}={o.default}" for k, o in meth.options.items()) or "(no options)"
+        print(f"  {m:26s} seed {meth.seed}  order {meth.order}  {meth.title}; options: {opts}")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     p = _Parser(prog="python -m solvers", description="Integrator Lab: run geometric integrators on benchmarks")
+    p.add_argument("--version", action="version", version=f"integrator-lab {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     pl = sub.add_parser("list", help="list benchmarks and methods")
     pl.add_argument("--json", action="store_true", help="print descriptions as JSON")
@@ -131,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = {"benchmark": res.benchmark, "method": res.method, "h": res.h, "t_end": res.t_end,
            "status": res.status, "message": res.message, "warnings": res.warnings, **res.summary,
-           "options": res.options}
+           "params": res.params, "options": res.options, "derived": res.derived, "provenance": res.provenance}
     if args.out:
         try:
             res.save(args.out)

@@ -19,7 +19,7 @@ from . import kernels
 from .methods.base import Method
 from .models import dispatch
 from .models.base import Model
-from .result import Result, physics_warnings
+from .result import Result, Status, physics_warnings
 
 # wall time one chunk of steps should take, so progress and cancel stay responsive
 CHUNK_SECONDS = 0.05
@@ -30,9 +30,32 @@ MAX_SAVED_SAMPLES = 1_000_000
 Progress = Callable[[float], bool | None]
 
 
+# t_end / h within this relative distance of an integer n counts as n steps (decimal inputs such as 0.3 / 0.1)
+GRID_TOLERANCE = 1e-9
+
+
 def step_count(h: float, t_end: float) -> int:
-    """Fixed steps to reach t_end: ceil(t_end / h), tolerant to round-off (the last time is steps * h)."""
-    return max(1, math.ceil(t_end / h * (1.0 - 1e-12)))
+    """Fixed steps to reach t_end: t_end / h rounded when within round-off of an integer, else ceil(t_end / h)
+    (the last time is steps * h; :func:`check_t_end` refuses a t_end off the grid)."""
+    x = t_end / h
+    n = round(x)
+    if abs(x - n) <= GRID_TOLERANCE * max(1, n):
+        return max(1, n)
+    return max(1, math.ceil(x))
+
+
+def check_t_end(h: float, t_end: float) -> int:
+    """The number of steps of size h that end exactly at t_end (up to round-off), or a ValueError naming the
+    nearest multiples of h: the methods take whole fixed steps (an adaptive method's h is its output spacing), so
+    a t_end between two multiples is refused rather than overshot."""
+    x = t_end / h
+    n = round(x)
+    if abs(x - n) <= GRID_TOLERANCE * max(1, n) and n >= 1:
+        return n
+    lo = math.floor(x)
+    near = [f"{k * h:.12g} s ({k} steps)" for k in (lo, lo + 1) if k >= 1]
+    raise ValueError(f"t_end = {t_end:g} s is not a multiple of h = {h:g} s (the methods take whole steps): the "
+                     f"nearest multiples are {' and '.join(near)}")
 
 
 @dataclass(frozen=True)
@@ -147,7 +170,7 @@ class Runner:
 
 
 def _message(code: int, info: np.ndarray, k: int, model: Model, method: Method,
-             y: np.ndarray | None = None) -> tuple[str, str]:
+             y: np.ndarray | None = None) -> tuple[Status, str]:
     t = float(info[kernels.INFO_TIME])
     note = model.state_note
     where = f"; {note(y)}" if note is not None and y is not None else ""
@@ -199,8 +222,10 @@ def run(
     """Advance ``model`` by ``n_total`` steps of ``method``, saving the steps of ``plan`` (None: every step), and
     collect samples and summaries. A method's ``prepare`` runs first, with ``runner`` for its sub-runs."""
     plan = plan or save_plan(n_total, h)
-    status, message = "ok", ""
+    status: Status = "ok"
+    message = ""
     prepare_cpu = 0.0
+    requested = dict(options)
     if method.prepare is not None:
         runner = runner or Runner(_no_sub_runs, progress)
         try:
@@ -209,11 +234,13 @@ def run(
         except CancelledError as exc:
             status, message = "cancelled", str(exc)
         prepare_cpu = runner.cpu_time
+    # what prepare computed (spark's numeric gamma for 'opt'), kept apart from the request (which re-runs)
+    derived = {k: v for k, v in options.items() if k not in requested or not _same_value(v, requested[k])}
     kind, data = dispatch.pack(model.machinery, model.data)
     y = model.y0.astype(float).copy()
     ny = y.shape[0]
     work = np.zeros(max(1, method.work_size(model)))
-    opts = np.asarray(method.pack(options), dtype=float) if status == "ok" else np.zeros(1)
+    opts = np.asarray(method.pack(method.complete(options)), dtype=float) if status == "ok" else np.zeros(1)
     save_steps = plan.steps
     stride = plan.stride
     samples = np.full((plan.rows, 1 + ny + kernels.N_DIAG + kernels.N_ENVELOPE), np.nan)
@@ -306,7 +333,8 @@ def run(
         h=h,
         t_end=t_end,
         params=dict(params),
-        options=dict(options),
+        options=requested,
+        derived=derived,
         t=t,
         energy=energy,
         energy_error=energy - e0,
@@ -329,6 +357,10 @@ def run(
         # a failed or diverged run's message already says what went wrong
         warnings=physics_warnings(summary, e0, model.scales) if status in ("ok", "cancelled") else [],
     )
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def _no_sub_runs(*_args: Any, **_kwargs: Any) -> Result:

@@ -508,12 +508,16 @@ def _csv_columns(result: dict) -> dict[str, np.ndarray]:
 
 
 def results_csv(results: Sequence[dict]) -> str:
-    """All runs in one CSV (long format): a ``run`` and a ``method`` column, then every series and state entry."""
+    """All runs in one CSV (long format): ``#`` lines with each run's params, options and provenance, then a ``run``
+    and a ``method`` column, then every series and state entry."""
     per_run = [_csv_columns(r) for r in results]
     header: list[str] = []
     for cols in per_run:
         header += [k for k in cols if k not in header]
     buf = io.StringIO()
+    for r in results:  # each run's request and provenance (solvers.provenance) as '#' comment lines
+        for key in ("params", "options", "provenance"):
+            buf.write(f"# {run_label(r)}: {key} = {json.dumps(_plain(r.get(key) or {}))}\n")
     writer = csv.writer(buf)
     writer.writerow(["run", "method", *header])
     for r, cols in zip(results, per_run, strict=True):
@@ -551,7 +555,8 @@ def record(res: Result, reference: bool = True, reference_budget: float | None =
            "params": _plain(dict(res.params)), "options": _plain(dict(res.options)), "status": res.status,
            "message": res.message, "cpu_time": float(res.cpu_time), "steps": int(res.steps),
            "newton_iterations": int(res.newton_iterations), "summary": _plain(dict(res.summary)),
-           "point_names": list(res.point_names), "warnings": list(res.warnings)}
+           "point_names": list(res.point_names), "warnings": list(res.warnings),
+           "derived": _plain(dict(res.derived)), "provenance": _plain(dict(res.provenance))}
     for name in SERIES:
         out[name] = np.asarray(getattr(res, name), dtype=float)
     out["points"] = np.asarray(res.points, dtype=float)

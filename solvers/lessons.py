@@ -204,7 +204,7 @@ def _singularity(h: float) -> dict[str, Any]:
     plain = runs["rotvec_rk45"]
     norms = {m: np.linalg.norm(r.state["theta"], axis=1) for m, r in runs.items() if "theta" in r.state}
     t_fail = float(plain.t[-1])
-    facts = {"h": h, "plain_status": plain.status, "plain_fails_at": t_fail,
+    facts: dict[str, Any] = {"h": h, "plain_status": plain.status, "plain_fails_at": t_fail,
              "switches": runs["rotvec_rk45_switch"].summary.get("switches"),
              "others": {m: runs[m].status for m in ("rotvec_rk45_switch", "quaternion_rk4")}}
     charts = [_chart("|theta|, the rotation vector's angle", "time t [s]", "|theta| [rad]",
@@ -231,8 +231,8 @@ def _gimbal(spin: float) -> dict[str, Any]:
     pitch = {m: np.arcsin(np.clip(r.state["R"][:, 0, 0, 2], -1, 1)) for m, r in (("midpoint_cardan", card),
                                                                              ("midpoint_rotation", rot))}
     t_fail = float(card.t[-1])
-    facts = {"spin": spin, "cardan_status": card.status, "cardan_fails_at": t_fail, "rotation_status": rot.status,
-             "lock_time": float(np.pi / 2 / spin)}
+    facts: dict[str, Any] = {"spin": spin, "cardan_status": card.status, "cardan_fails_at": t_fail,
+                             "rotation_status": rot.status, "lock_time": float(np.pi / 2 / spin)}
     charts = [_chart("Pitch theta_y = asin(R_13), the middle Cardan angle", "time t [s]", "theta_y [rad]",
                      [_trace(m, r.t, pitch[m]) for m, r in (("midpoint_cardan", card), ("midpoint_rotation", rot))],
                      arrows=[{"x": t_fail, "y": float(pitch["midpoint_cardan"][-1]),
@@ -260,7 +260,7 @@ def _gamma(stages: float) -> dict[str, Any]:
     ex = np.array([e["E_abs_dx"] for e in errs])
     ey = np.array([e["E_abs_dy"] for e in errs])
     opt = api.simulate(b, "spark", h=S003_H, t_end=t_end, options={"s": s, "gamma": "opt"})
-    g_opt = float(opt.options["gamma"])
+    g_opt = float(opt.effective_options["gamma"])
     e_opt = mean_errors(opt, ref)["E_abs_dx"]
     i = int(np.argmin(ex))
     v_shape = bool(0 < i < grid.size - 1 and np.all(np.diff(ex[: i + 1]) < 0) and np.all(np.diff(ex[i:]) > 0))
@@ -303,14 +303,15 @@ def _chaos(h: float) -> dict[str, Any]:
     gap_slope = _growth(t, gap)[0]
     i1 = int(np.searchsorted(t, 1.0))
     energy = {m: float(np.nanmax(np.abs(r.energy_error))) for m, r in runs.items()}
-    worst = max(energy, key=energy.get)
+    worst = max(energy, key=lambda m: energy[m])
     peak = int(np.nanargmax(np.abs(runs[worst].energy_error)))
     half = t.shape[0] // 2
     no_growth = all(np.nanmax(np.abs(r.energy_error[half:])) <= 2 * np.nanmax(np.abs(r.energy_error[:half]))
                     for r in runs.values())
-    facts = {"h": h, "decades_per_s": slope, "seconds_per_decade": 1 / slope if slope > 0 else float("inf"),
-             "energy": energy, "perturbed_gap_end": float(gap[-1]), "error_end": float(errors["rattlie"][-1]),
-             "perturbed_gap_1s": float(gap[i1]), "perturbed_decades_per_s": gap_slope, "saturated": saturated}
+    facts: dict[str, Any] = {
+        "h": h, "decades_per_s": slope, "seconds_per_decade": 1 / slope if slope > 0 else float("inf"),
+        "energy": energy, "perturbed_gap_end": float(gap[-1]), "error_end": float(errors["rattlie"][-1]),
+        "perturbed_gap_1s": float(gap[i1]), "perturbed_decades_per_s": gap_slope, "saturated": saturated}
     charts = [
         _chart("Error against the reference (largest point distance)", "time t [s]", "error [m]",
                [*[_trace(m, t, e) for m, e in errors.items()],

@@ -235,7 +235,7 @@ def timed_cpu(first: float, again: Callable[[], float], minimum: float = MIN_TIM
     return total / runs, runs
 
 
-def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], object]) -> Result:
+def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], bool | None]) -> Result:
     """One run, saving every ``stride * n / n0``-th step: its samples are exactly the common times."""
     return api.simulate(p["benchmark"], method, h=h, t_end=p["t_final"], save_every=p["stride"] * n // p["n0"],
                             progress=report)
@@ -257,11 +257,13 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
     total = float(p["total_steps"])
     done = [0.0]
 
-    def reporter(n: int, text: str) -> Callable[[float], object]:
+    def reporter(n: int, text: str) -> Callable[[float], bool | None]:
         base = done[0]
 
-        def report(fraction: float) -> object:
-            return None if progress is None else progress(min(1.0, (base + fraction * n) / total), text)
+        def report(fraction: float) -> bool | None:  # False (only) cancels, as simulate's progress
+            if progress is not None and progress(min(1.0, (base + fraction * n) / total), text) is False:
+                return False
+            return None
 
         return report
 
@@ -321,7 +323,7 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
         ref_data["description"] = f"the exact solution (the benchmark's {ref['diagnostic']} diagnostic)"
     floor = max(ERROR_FLOOR, REF_MARGIN * uncertainty if math.isfinite(uncertainty) else math.inf)
 
-    runs = []
+    runs: list[Any] = []
     for method in p["methods"]:
         for h, n in zip(p["hs"], p["steps"], strict=True):
             label = f"{method} at h = {h:.4g}"

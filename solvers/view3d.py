@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,8 @@ def screen_rotation(gravity: Sequence[float] | None) -> np.ndarray:
 
 def _segments(point_names: Sequence[str]) -> tuple[list[int], list[tuple[int, int, int]]]:
     """How to draw a model's points: the chain (indices joined by rods) and triad axes (anchor, tip, axis)."""
-    chain, axes = [], []
+    chain: list[Any] = []
+    axes: list[Any] = []
     for k, name in enumerate(point_names):
         if name in AXIS_NAMES and chain:
             axes.append((chain[-1], k, AXIS_NAMES[name]))
@@ -150,7 +152,7 @@ def scene_figure(scene: dict, frame: int = 0) -> Figure:
     The browser's animation loop restyles the run traces in place (see assets/run_page.js); the order of
     the traces here is the contract it relies on (:func:`static_trace_count` traces come first).
     """
-    layout = {
+    layout: dict[str, Any] = {
         "template": "plotly_white", "margin": {"l": 0, "r": 0, "t": 30, "b": 0}, "uirevision": "scene",
         "legend": {"orientation": "h", "y": 1.0, "x": 0.0},
         "title": {"text": "Mechanism (gravity points down)" if scene.get("gravity") else "Mechanism",

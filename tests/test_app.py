@@ -132,10 +132,10 @@ def test_run_cache_serves_each_run_in_any_combination(tmp_path, monkeypatch):
 
 
 def test_simulate_keeps_the_partial_results_of_a_diverged_run():
-    config = jobs.check_form(_form(benchmark="natural_double_pendulum", methods=["rk4"], h=0.3, t_end=20))[0][0]
+    config = jobs.check_form(_form(benchmark="natural_double_pendulum", methods=["rk4"], h=0.3, t_end=21))[0][0]
     out = jobs.simulate(config)
     assert out["status"] == "diverged" and "diverged at t =" in out["message"]
-    assert 0 < len(out["t"]) < 67 and out["points"].shape == (len(out["t"]), 3, 3)
+    assert 0 < len(out["t"]) < 71 and out["points"].shape == (len(out["t"]), 3, 3)
     fig = figures.energy_figure([out])
     assert len(fig["data"]) == 1  # partial results are plotted
     assert figures.summary_rows([out])[0]["status"] == "diverged"
@@ -268,12 +268,15 @@ def test_summary_rows_and_downloads(two_runs):
     assert [r["run"] for r in rows] == ["rk4, h=0.01", "rattlie, h=0.01"]
     assert rows[1]["newton_iterations"] not in ("-", "0") and rows[0]["status"] == "ok"
     text = figures.results_csv(two_runs)
-    table = list(csv.reader(io.StringIO(text)))
+    comments = [ln for ln in text.splitlines() if ln.startswith("#")]
+    assert len(comments) == 6 and '"version": "' in comments[2] and comments[0].startswith("# rk4, h=0.01: params")
+    table = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if not ln.startswith("#")))))
     assert table[0][:3] == ["run", "method", "t"] and "energy_error" in table[0]
     assert len(table) == 1 + sum(len(r["t"]) for r in two_runs)
     data = json.loads(figures.results_json(two_runs))
     assert [r["method"] for r in data["runs"]] == ["rk4", "rattlie"]
     assert data["runs"][0]["rotation_error"][0] is None  # NaN (not defined for this benchmark) -> null
+    assert data["runs"][1]["provenance"]["request"]["method"] == "rattlie"
 
 
 def test_schematic_is_an_svg_of_the_initial_configuration():

@@ -452,13 +452,13 @@ def test_a_32_rod_chain_is_drawn_and_animated_within_2_mb(page, live_server, rec
 
 
 def test_diverged_run_is_a_clear_message_with_its_partial_results(page, live_server):
-    open_page(page, link(live_server, benchmark="natural_double_pendulum", methods="rk4,spark", h="0.3", t_end="20"))
+    open_page(page, link(live_server, benchmark="natural_double_pendulum", methods="rk4,spark", h="0.3", t_end="21"))
     run_and_wait(page, expect_kind="error")
     text = page.inner_text("#run-status")
     assert "rk4, h=0.3: diverged: diverged at t =" in text and "partial results are plotted" in text
     assert "Traceback" not in page.content()
     energy = charts(page)["run-energy-graph"]
-    assert energy["traces"] == 2 and energy["xmax"] < 20  # rk4's partial run is drawn up to where it stopped
+    assert energy["traces"] == 2 and energy["xmax"] < 21  # rk4's partial run is drawn up to where it stopped
     assert "diverged" in page.locator("#run-summary-table").inner_text()
 
 

@@ -13,11 +13,16 @@ from solvers import figures, references
 def test_compare_returns_the_run_pages_figures_and_table():
     res = [solvers.simulate("two_link_arm", m, h=0.01, t_end=1.0) for m in ("rk4", "hermite_h33g2")]
     out = solvers.compare(res)
-    assert set(out) == {"trajectory", "error", "energy", "constraint", "orthogonality", "momentum", "scene", "table"}
-    assert all(isinstance(out[k], go.Figure) for k in out if k != "table")
+    assert set(out) == {"trajectory", "error", "energy", "constraint", "orthogonality", "momentum", "scene", "table",
+                        "table_text"}
+    assert all(isinstance(out[k], go.Figure) for k in out if not k.startswith("table"))
     assert [t.name for t in out["error"].data] == ["rk4, h=0.01", "hermite_h33g2, h=0.01"]
     # the table's max error is the library's, as on the Run page
-    assert [float(r["max_error_value"]) for r in out["table"]] == [references.error(r).max() for r in res]
+    assert [r["max_error"] for r in out["table"]] == [references.error(r).max() for r in res]
+    assert [float(r["max_error_value"]) for r in out["table_text"]] == [r["max_error"] for r in out["table"]]
+    row = out["table"][0]
+    assert isinstance(row["steps"], int) and row["steps"] == 100 and isinstance(row["max_energy_error"], float)
+    assert row["error_unit"] and row["run"] == "rk4, h=0.01"
     # and the same dict the dashboard builds from its run cache gives the same figure
     page = jobs.simulate({"benchmark": "two_link_arm", "method": "rk4", "h": 0.01, "t_end": 1.0, "params": {},
                           "options": {}}, max_samples=None)

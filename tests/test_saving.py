@@ -115,14 +115,14 @@ def test_gamma_opt_is_the_same_through_the_runner():
     from solvers.methods import spark
 
     res = solvers.simulate("natural_double_pendulum", "spark", h=0.01, t_end=0.5, options=OPT)
-    g2 = res.options["gamma_opt_points"][1]
+    g2 = res.effective_options["gamma_opt_points"][1]
     # the same interpolation from runs made directly through the API (every step saved)
     ref = solvers.simulate("natural_double_pendulum", "spark", h=0.0001, t_end=0.4, options={"gamma": 0.0})
     dw = [spark.signed_mean_error(solvers.simulate("natural_double_pendulum", "spark", h=0.01, t_end=0.4,
                                                    options={"gamma": g}).state["q"], ref.state["q"][::100])
           for g in (0.0, g2)]
-    assert res.options["gamma_opt_dW"] == dw
-    assert res.options["gamma"] == (-g2 * dw[0]) / (dw[1] - dw[0])
+    assert res.effective_options["gamma_opt_dW"] == dw
+    assert res.effective_options["gamma"] == (-g2 * dw[0]) / (dw[1] - dw[0])
 
 
 def test_cancel_during_gamma_opt_stops_the_sub_runs_and_the_run():

@@ -43,7 +43,7 @@ def test_unknown_strings_are_refused_naming_the_choices():
         with pytest.raises(ValueError, match=r"'R', 'T', 'opt'"):
             solvers.simulate(NDP, "spark", h=0.01, t_end=0.1, options={"gamma": bad})
     res = solvers.simulate(NDP, "spark", h=0.01, t_end=0.05, options={"gamma": "0.5"})  # CLI-style numbers
-    assert res.options["gamma"] == 0.5 and "gamma_choice" not in res.options
+    assert res.options["gamma"] == 0.5 and res.derived == {}
     with pytest.raises(ValueError, match="two_link_arm"):
         solvers.simulate("two_link_arm", "spark", h=0.01, t_end=0.1, options={"gamma": "R"})
     with pytest.raises(ValueError, match="planar_pendulum"):
@@ -66,25 +66,28 @@ def test_gamma_R_and_T_from_the_model():
 def test_result_reports_the_resolved_gamma_and_runs_with_it():
     for choice, value in (("R", spark.gamma_R(_data())), ("T", spark.gamma_T(_data()))):
         r = sim(0.02, 50, 2, choice)
-        assert r.options["gamma"] == pytest.approx(value, rel=1e-15) and r.options["gamma_choice"] == choice
+        o = r.effective_options
+        assert o["gamma"] == pytest.approx(value, rel=1e-15) and o["gamma_choice"] == choice
+        assert r.options["gamma"] == choice and r.derived["gamma"] == o["gamma"]  # the request kept apart
         r_num = sim(0.02, 50, 2, value)
         np.testing.assert_array_equal(r.state["q"], r_num.state["q"])
     r = sim(0.04, 30, 1, "opt")
-    o = r.options
+    o = r.effective_options
     assert o["gamma_choice"] == "opt" and o["gamma_opt_steps"] == 30 and o["gamma_opt_h"] == 0.04
     g1, g2 = o["gamma_opt_points"]
     dw1, dw2 = o["gamma_opt_dW"]
     assert g1 == 0.0 and g2 == pytest.approx(0.916667, abs=1e-6)
     assert o["gamma"] == pytest.approx((g1 * dw2 - g2 * dw1) / (dw2 - dw1), rel=1e-14)  # seed eq. 11
     np.testing.assert_array_equal(r.state["q"], sim(0.04, 30, 1, o["gamma"]).state["q"])
-    assert solvers.Result.to_dict(r)["options"]["gamma"] == o["gamma"]
+    assert solvers.Result.to_dict(r)["derived"]["gamma"] == o["gamma"]
+    assert solvers.Result.to_dict(r)["options"]["gamma"] == "opt"
 
 
 def test_opt_steps_and_opt_h():
     r = sim(0.04, 20, 1, "opt", opt_steps=500)
-    assert r.options["gamma_opt_steps"] == 20  # never beyond the run's own end
+    assert r.effective_options["gamma_opt_steps"] == 20  # never beyond the run's own end
     r = sim(0.04, 20, 1, "opt", opt_steps=10, opt_h=0.01)
-    assert r.options["gamma_opt_steps"] == 10 and r.options["gamma_opt_h"] == 0.01
+    assert r.effective_options["gamma_opt_steps"] == 10 and r.effective_options["gamma_opt_h"] == 0.01
 
 
 # ---------------------------------------------------------------- the family

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 from .. import api
 from ..registry import BENCHMARKS, METHODS, applies
@@ -74,7 +75,7 @@ def pair_speed(benchmark: str, method: str, steps: int, repeat: int) -> dict[str
 SEED_RUNS = (("two_link_arm", 0.01, 100.0, ("hermite_h23g2", "hermite_h33g2", "rk4")),)  # seed 001: 10,000 steps
 
 
-def seed_runs(repeat: int) -> list[dict[str, float | str]]:
+def seed_runs(repeat: int) -> list[dict[str, Any]]:
     """Best solver CPU time of the seed papers' own runs (seed 001's Tables 1-2 run: 100 s at h = 0.01)."""
     out = []
     for bench, h, t_end, methods in SEED_RUNS:

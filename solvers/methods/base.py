@@ -21,6 +21,8 @@ class Option:
     low: float | None = None  # inclusive bounds
     high: float | None = None
     choices: tuple[Any, ...] = ()
+    # the benchmarks on which the option acts (None: all the method applies to); elsewhere it is refused
+    benchmarks: tuple[str, ...] | None = None
 
     def validate(self, name: str, value: Any) -> Any:
         """Return the value in its type, or raise ValueError naming the value and what is allowed."""
@@ -90,8 +92,12 @@ class Method:
         """The theoretical order with these options (validated; None: the defaults)."""
         return self.order if self.order_for is None else int(self.order_for(self.resolve(options)))
 
-    def resolve(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Defaults overridden by ``options``, every value validated."""
+    def resolve(self, options: Mapping[str, Any] | None, benchmark: str | None = None) -> dict[str, Any]:
+        """Defaults overridden by ``options``, every value validated.
+
+        With a ``benchmark``, only the options that act on it: one that cannot (an :class:`Option` whose
+        ``benchmarks`` excludes it) is left out, and refused with a ValueError when given a value other than its
+        default (a default asks for nothing, so a form that sends every option in full still runs)."""
         if options is None:
             options = {}
         if not isinstance(options, Mapping):
@@ -102,7 +108,21 @@ class Method:
                 f"unknown option(s) {', '.join(map(repr, unknown))} for method {self.id!r}; "
                 f"valid: {', '.join(self.options) or '(none)'}"
             )
-        return {k: spec.validate(k, options.get(k, spec.default)) for k, spec in self.options.items()}
+        out = {k: spec.validate(k, options.get(k, spec.default)) for k, spec in self.options.items()}
+        if benchmark is None:
+            return out
+        foreign = [k for k, spec in self.options.items() if spec.benchmarks is not None and benchmark not in
+                   spec.benchmarks]
+        for k in foreign:
+            if k in options and out[k] != self.options[k].validate(k, self.options[k].default):
+                where = ", ".join(map(repr, self.options[k].benchmarks or ()))
+                raise ValueError(f"option {k!r} of method {self.id!r} acts only on benchmark(s) {where}, not on "
+                                 f"{benchmark!r}: leave it out")
+        return {k: v for k, v in out.items() if k not in foreign}
+
+    def complete(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with the defaults of those left out (what ``pack`` needs whatever the benchmark)."""
+        return {**{k: spec.validate(k, spec.default) for k, spec in self.options.items()}, **options}
 
     def describe(self) -> dict[str, Any]:
         """Plain-data description for the dashboard and the CLI."""
@@ -116,7 +136,8 @@ class Method:
             "properties": list(self.properties),
             "options": {
                 k: {"default": o.default, "doc": o.doc, "kind": o.kind, "low": o.low, "high": o.high,
-                    "choices": list(o.choices)}
+                    "choices": list(o.choices),
+                    "benchmarks": None if o.benchmarks is None else list(o.benchmarks)}
                 for k, o in self.options.items()
             },
         }

@@ -124,9 +124,11 @@ METHOD = Method(
     kernel=kernels.PerMachinery(_advance),
     machineries=("rigid", "coords", "rotvec"),
     options={
-        "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector", "bool"),
+        "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector", "bool",
+                         benchmarks=("angular_velocity",)),
         "switch_threshold": Option(
-            1.5 * np.pi, "angular_velocity only: switch when |theta| exceeds this", "float", np.pi, 2 * np.pi - 1e-3
+            1.5 * np.pi, "angular_velocity only: switch when |theta| exceeds this", "float", np.pi, 2 * np.pi - 1e-3,
+            benchmarks=("angular_velocity",),
         ),
     },
     pack=pack,

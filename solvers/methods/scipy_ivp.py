@@ -151,9 +151,10 @@ OPTIONS = {
     "atol": Option(1e-8, "absolute error tolerance (solve_ivp's atol)", "float", 1e-16, 1.0),
     "max_internal_steps": Option(100_000, "internal steps allowed per output step", "int", 10, 100_000_000),
     "switch": Option(True, "angular_velocity only: seed 002's 2 pi switch of the rotation vector, checked at the "
-                           "output times (the integration restarts there)", "bool"),
+                           "output times (the integration restarts there)", "bool",
+                     benchmarks=("angular_velocity",)),
     "switch_threshold": Option(1.5 * np.pi, "angular_velocity only: switch when |theta| exceeds this", "float",
-                               np.pi, 2 * np.pi - 1e-3),
+                               np.pi, 2 * np.pi - 1e-3, benchmarks=("angular_velocity",)),
 }
 _ABOUT = (" SciPy's solve_ivp integrator as a baseline, on the benchmark's natural ODE form (the index-1 DAE with "
           "its constraint drift, rotation matrices as 9 numbers: no projection), with its own error control; h is "

@@ -44,7 +44,7 @@ def build(p: dict[str, Any]) -> Model:
     """
     m, J, rho = p["m"], p["J"], p["rho"]
     R0 = p["R0"] if p["R0"] is not None else cardan_xyz(p["cardan0"])
-    data = rigid.make_data([m], [J], [0.0, 0.0, p["g"]], [], pinned=[(np.zeros(3), rho)])
+    data = rigid.make_data([m], [J], np.array([0.0, 0.0, p["g"]]), [], pinned=[(list(np.zeros(3)), rho)])
     y0 = rigid.place_bodies(data, [R0], [p["Omega0"]])
 
     def unpack(states: np.ndarray) -> dict[str, np.ndarray]:

@@ -58,7 +58,7 @@ def build(p: dict[str, Any]) -> Model:
     half = p["rod_length"] / 2.0
     lo, hi = [0.0, -half, 0.0], [0.0, half, 0.0]
     joints = [(0, lo, -1, [0.0, 0.0, 0.0])] + [(i, lo, i - 1, hi) for i in range(1, n)]
-    data = rigid.make_data([m] * n, [J] * n, [0.0, 0.0, p["g"]], joints)
+    data = rigid.make_data([m] * n, [J] * n, np.array([0.0, 0.0, p["g"]]), joints)
     y0 = rigid.place_bodies(data, initial_rotations(n, p["turn"]), [np.zeros(3)] * n)
     return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", *(f"P{i + 1}" for i in range(n))))
 

@@ -36,7 +36,7 @@ def build(p: dict[str, Any]) -> Model:
     half = p["rod_length"] / 2.0
     lo, hi = [0.0, -half, 0.0], [0.0, half, 0.0]
     data = rigid.make_data(
-        [m, m], [J, J], [0.0, 0.0, p["g"]], [(0, lo, -1, [0.0, 0.0, 0.0]), (1, lo, 0, hi)]
+        [m, m], [J, J], np.array([0.0, 0.0, p["g"]]), [(0, lo, -1, [0.0, 0.0, 0.0]), (1, lo, 0, hi)]
     )
     y0 = rigid.place_bodies(data, [p["R1"], p["R2"]], [p["Omega1"], p["Omega2"]])
     return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", "A", "B"))

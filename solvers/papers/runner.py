@@ -65,7 +65,7 @@ def run_experiment(
         plan.append((r, te, api.step_count(r.h, te)))
     # sample every run at the times of the coarsest-step run (exact comparisons between runs): that run is
     # decimated to max_samples, the others save every (its spacing / their h)-th step where that is an integer
-    saving: dict[str, dict[str, int]] = {}
+    saving: dict[str, dict[str, Any]] = {}
     if plan:
         base = max(plan, key=lambda p: p[0].h)
         b_stride, _ = driver.sample_plan(base[2], max_samples)
@@ -107,7 +107,7 @@ def run_experiment(
     claims = []
     for c in exp.claims:
         missing = [lab for lab in c.labels if lab not in results]
-        entry = {"id": c.key, "claim": c.claim, "paper": c.paper, "criterion": c.criterion}
+        entry: dict[str, Any] = {"id": c.key, "claim": c.claim, "paper": c.paper, "criterion": c.criterion}
         if c.evaluate is None:
             entry.update(measured=f"not applicable: {c.criterion}", reproduced=None, status="not applicable",
                          values={})

@@ -63,7 +63,7 @@ def _s003_table(runs: Mapping[str, Result]) -> Verdict:
         e0 = mean_errors(runs[_s003_label(s, "gamma=0")], ref)
         eT = mean_errors(runs[_s003_label(s, "gamma_T")], ref)
         vals[f"s{s}"] = {"gamma=0": e0, "gamma_T": eT,
-                         "gamma_T_value": float(runs[_s003_label(s, "gamma_T")].options["gamma"])}
+                         "gamma_T_value": float(runs[_s003_label(s, "gamma_T")].effective_options["gamma"])}
         better = all(eT[k] < e0[k] for k in ("E_abs_dx", "E_abs_dy", "E_abs_dH"))
         ok = ok and better
         parts.append(f"s = {s}: E|dx| {_fmt(e0['E_abs_dx'])} -> {_fmt(eT['E_abs_dx'])}, E|dy| "
@@ -86,7 +86,7 @@ def _s003_opt(label: str, s_list: Sequence[int]) -> Evaluator:
             eo = mean_errors(r_opt, ref)
             gx = e0["E_abs_dx"] / eo["E_abs_dx"] if eo["E_abs_dx"] > 0 else float("inf")
             gy = e0["E_abs_dy"] / eo["E_abs_dy"] if eo["E_abs_dy"] > 0 else float("inf")
-            opt = {k: v for k, v in r_opt.options.items() if k.startswith("gamma")}
+            opt = {k: v for k, v in r_opt.effective_options.items() if k.startswith("gamma")}
             vals[f"s{s}"] = {"gamma=0": e0, label: eo, "gain_x": gx, "gain_y": gy, "resolved": opt}
             ok = ok and gx >= S003_GAIN and gy >= S003_GAIN
             parts.append(f"s = {s}: gamma_opt = {_fmt(opt['gamma'])} (dW1 {_fmt(opt['gamma_opt_dW'][0])}, dW2 "

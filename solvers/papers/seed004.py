@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -106,7 +107,7 @@ def _reduced_step(runs: Mapping[str, Result]) -> Verdict:
 
 def _long_term_3d(runs: Mapping[str, Result]) -> Verdict:
     labs = ("LG 0.05", "reduced 0.1", "rotation 0.1")
-    vals = {lab: {"energy": summary_of(runs[lab], "max_energy_error"),
+    vals: dict[str, dict[str, Any]] = {lab: {"energy": summary_of(runs[lab], "max_energy_error"),
                   "orthogonality": summary_of(runs[lab], "max_orthogonality_error"),
                   "momentum": summary_of(runs[lab], "max_momentum_error"), "status": runs[lab].status}
             for lab in labs}
