@@ -334,6 +334,11 @@ class RunCache:
         """Record a background job's state ("started", "finished") under its request token, for a day."""
         self._cache.set(f"job:{token}", state, expire=86400)
 
+    def claim(self, token: str) -> bool:
+        """Use up a job request's token: True the first time (atomic across processes), False ever after (for a
+        day, longer than a request is valid: app.background.REQUEST_SECONDS)."""
+        return bool(self._cache.add(f"used:{token}", 1, expire=86400))
+
     def job_state(self, token: str) -> str | None:
         """What the job of request ``token`` recorded last; None if it never started."""
         return self._cache.get(f"job:{token}")

@@ -210,7 +210,7 @@ def show(lesson, value, presenter, cancels):
         return body(lesson, req["value"], data, bool(presenter)), no_update, status("done", "")
     text = background.starting(f"Running the demo at {lv.describe(lesson).try_it.label} = {req['value']:g}…")
     return (body(lesson, req["value"], None, bool(presenter), text),
-            {"lesson": req, "presenter": bool(presenter), **background.request_meta(cancels)},
+            background.job_request({"lesson": req, "presenter": bool(presenter)}, cancels),
             status("running", text))
 
 
