@@ -245,13 +245,15 @@ class Job:
 ADMITTED: contextvars.ContextVar[str | limits.LimitError | None] = contextvars.ContextVar("admitted", default=None)
 
 
-def find_request(args: Any) -> Mapping[str, Any] | None:
-    """The job request among a background callback's arguments (a dict with a ``signed`` key), or None."""
-    values = args.values() if isinstance(args, Mapping) else args if isinstance(args, (list, tuple)) else [args]
-    return next((a for a in values if isinstance(a, Mapping) and "signed" in a), None)
+def find_request(args: Any) -> Any:
+    """The job request among a background callback's arguments: every page's job takes one (a dict with a
+    ``signed`` key); without one, the first argument (which :func:`admit` then refuses)."""
+    values = list(args.values() if isinstance(args, Mapping) else args if isinstance(args, (list, tuple))
+                  else [args])
+    return next((a for a in values if isinstance(a, Mapping) and "signed" in a), values[0] if values else None)
 
 
-def admit(request: Mapping[str, Any]) -> tuple[str, list]:
+def admit(request: Any) -> tuple[str, list]:
     """In the web process, before a job process is forked: verify the request (:func:`requester`), take its
     session's and address's slots without waiting (app.limits.reserve) and use up its token. Returns (token,
     the open lock files: the forked job inherits them); LimitError (nothing held) when the request is refused."""

@@ -151,8 +151,6 @@ def _diskcache_manager():
             from app import background, limits
 
             request = background.find_request(args)
-            if request is None:
-                return super().call_job_fn(key, job_fn, args, context)
             progress_key = self._make_progress_key(key)
             try:
                 token, held = background.admit(request)

@@ -11,17 +11,22 @@
 - ``INTEGRATOR_LAB_SECURE_COOKIES=1`` marks the session cookie Secure (served over HTTPS, e.g. behind the TLS
   proxy of docs/deployment.md, with ``INTEGRATOR_LAB_PROXIES`` set).
 - ``_dash-config`` carries no Python, Dash or Plotly version (the renderer reads them only in debug mode).
-- An unknown ``/_dash-component-suites/`` path answers 404 (Dash raises, which would be a 500).
+- An unknown ``/_dash-component-suites/`` path answers 404 (Dash raises, which would be a 500), a request body
+  nested too deeply to read 400, and a callback that cannot read a value of a hand-made request (a type the
+  page never sends) 400, logged, rather than a 500.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import re
 
 from app import limits
+
+log = logging.getLogger(__name__)
 
 INLINE_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S)
 # the index page's conditional comment for Internet Explorer: never run by a browser that reads CSP
@@ -72,7 +77,7 @@ def strip_versions(config: dict) -> dict:
 
 def harden(app) -> None:
     """Apply everything above to a Dash app, before it serves its first request (then :func:`pin_scripts`)."""
-    from dash.exceptions import DependencyException
+    from dash.exceptions import DashException, DependencyException
     from flask import current_app
 
     server = app.server
@@ -92,6 +97,30 @@ def harden(app) -> None:
     @server.errorhandler(DependencyException)
     def unknown_component_suite(_exc):
         return "Not Found", 404
+
+    @server.errorhandler(RecursionError)
+    def too_deep(_exc):  # a request body nested deeper than Python's JSON reader goes
+        return "Bad Request: the request is nested too deeply", 400
+
+    @server.errorhandler(DashException)  # e.g. a page path that is not one (UnsupportedRelativePath)
+    @server.errorhandler(TypeError)
+    @server.errorhandler(ValueError)
+    @server.errorhandler(KeyError)
+    @server.errorhandler(AttributeError)
+    @server.errorhandler(IndexError)
+    @server.errorhandler(OverflowError)
+    def malformed_callback_input(exc):
+        """A callback that cannot read what a hand-made request sent it (the pages' own values never do this:
+        tests/test_security_fuzz.py) answers 400, logged with the callback it concerns; elsewhere: a 500."""
+        from flask import request
+
+        if not request.path.endswith("/_dash-update-component"):
+            log.exception("internal error on %s", request.path)
+            return "Internal Server Error", 500
+        body = request.get_json(silent=True)
+        output = body.get("output") if isinstance(body, dict) else None
+        log.warning("malformed input to the callback of %.120r: %s: %.200s", output, type(exc).__name__, exc)
+        return "Bad Request: a value this callback cannot read", 400
 
     original = app._config
 

@@ -31,8 +31,12 @@ Progress = Callable[[float], bool | None]
 
 
 def step_count(h: float, t_end: float) -> int:
-    """Fixed steps to reach t_end: ceil(t_end / h), tolerant to round-off (the last time is steps * h)."""
-    return max(1, math.ceil(t_end / h * (1.0 - 1e-12)))
+    """Fixed steps to reach t_end: ceil(t_end / h), tolerant to round-off (the last time is steps * h); ValueError
+    when t_end / h is not a finite number (e.g. 1e300 / 1e-300)."""
+    ratio = t_end / h * (1.0 - 1e-12)
+    if not math.isfinite(ratio):
+        raise ValueError(f"t_end / h = {t_end:g} / {h:g} is not a finite number of steps; increase h or shorten t_end.")
+    return max(1, math.ceil(ratio))
 
 
 @dataclass(frozen=True)

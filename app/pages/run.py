@@ -56,6 +56,16 @@ def layout(**query) -> object:
         return page
 
 
+def _names(value: object) -> list[str]:
+    """A list of names (methods, chart components) as the page sends it; anything else (a hand-made request):
+    the strings it holds, or nothing."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _mode(value: object) -> str:
+    return value if isinstance(value, str) and value in figures.ENERGY_MODES else "signed"
+
+
 def _collect(inputs: list[dict]) -> tuple[dict, dict]:
     """Parameter and option entries from the ``ctx.inputs_list``/``states_list`` entries of the ALL fields."""
     params: dict = {}
@@ -109,7 +119,7 @@ def change_methods(methods, _option_values):
     """The options of the selected methods, keeping what was typed for methods still selected."""
     _, current = _collect(ctx.states_list)
     known = solvers.methods()
-    return options_panel([m for m in methods or [] if m in known], current)
+    return options_panel([m for m in _names(methods) if m in known], current)
 
 
 # the form's fields (benchmark, methods, step, end time, every parameter and option), as inputs or states
@@ -144,8 +154,9 @@ def validate(benchmark, methods, step, t_end, _params, _options):
     param_ids = [item["id"] for item in ctx.outputs_list[3]]
     option_ids = [item["id"] for item in ctx.outputs_list[4]]
     param_msgs = _messages(errors, param_ids, "param")
-    defaults = {"params": param_defaults(benchmark) if benchmark in solvers.benchmarks() else {},
-                "options": {m: option_defaults(m) for m in methods or [] if m in solvers.methods()}}
+    known = isinstance(benchmark, str) and benchmark in solvers.benchmarks()
+    defaults = {"params": param_defaults(benchmark) if known else {},
+                "options": {m: option_defaults(m) for m in _names(methods) if m in solvers.methods()}}
     query = urlstate.query_from_form(form, defaults)
     return (errors.get("step", ""), errors.get("t-end", ""), errors.get("methods", ""), param_msgs,
             _messages(errors, option_ids, "option"), dash.get_relative_path("/") + query)
@@ -348,17 +359,18 @@ def show_results(run_keys, components, mode):
     else:
         refusal = None
     available = figures.trajectory_components(results)
-    kept = [c for c in components or [] if c in available] or figures.default_components(results)
+    components = _names(components)
+    kept = [c for c in components if c in available] or figures.default_components(results)
     return (
         figures.trajectory_figure(results, kept),
         figures.error_figure(results),
-        figures.energy_figure(results, mode or "signed"),
+        figures.energy_figure(results, _mode(mode)),
         figures.constraint_figure(results),
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),
         summary_table(figures.summary_rows(results)),
         available,
-        no_update if kept == (components or []) else kept,
+        no_update if kept == components else kept,
         kept,  # what the trajectory chart shows: the browser asks show_trajectory only for something else
         refusal or (_outcome(results, run_keys) if run_keys else no_update),
     )
@@ -397,7 +409,8 @@ clientside_callback(
 )
 def show_trajectory(components, run_keys):
     """The trajectory chart again when the user picks other components."""
-    return figures.trajectory_figure(_results(run_keys), components or []), components or []
+    components = _names(components)
+    return figures.trajectory_figure(_results(run_keys), components), components
 
 
 @callback(
@@ -408,7 +421,7 @@ def show_trajectory(components, run_keys):
 )
 def show_energy(mode, run_keys):
     """The energy chart again in another mode (signed, log, log-log)."""
-    return figures.energy_figure(_results(run_keys), mode or "signed")
+    return figures.energy_figure(_results(run_keys), _mode(mode))
 
 
 @callback(
