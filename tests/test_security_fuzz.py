@@ -91,6 +91,8 @@ def concrete(draw, pattern: dict) -> dict:
 
 @st.composite
 def dependency(draw, ident, prop: str, value: bool = True):
+    if isinstance(ident, str) and ident.startswith("{"):  # a pattern-matching id, as the graph writes it
+        ident = json.loads(ident)
     if isinstance(ident, dict) and any(isinstance(v, list) for v in ident.values()):
         items = draw(st.lists(concrete(ident), max_size=3))
         return [{"id": i, "property": prop, **({"value": draw(VALUE)} if value else {})} for i in items]
@@ -133,3 +135,47 @@ def test_callback_endpoint_never_answers_500(dash_app):
     assert sum(seen.values()) >= min(CASES, 1000), seen
     assert seen.get(200, 0) >= 300, seen  # most requests reached the callbacks' own code
 
+
+
+def _request_run(client, deps: list[dict], benchmark="planar_pendulum", methods=("rk4",), h=0.01, t_end=1.0,
+                 params: dict | None = None, item=None) -> str:
+    """The Run button's callback with these form values (``item``: replaces the first parameter entry)."""
+    cb = next(c for c in deps if any(d["id"] == "run-start" for d in c["inputs"]))
+    entries = [{"id": {"type": "run-param", "name": k}, "property": "value", "value": v}
+               for k, v in (params or {}).items()]
+    if item is not None:
+        entries = [item, *entries[1:]]
+    values = {"run-benchmark": benchmark, "run-methods": list(methods) if isinstance(methods, tuple) else methods,
+              "run-step": h, "run-t-end": t_end, "run-cancel": 0}
+    state = [entries if d["id"].startswith("{\"name\"") else [] if d["id"].startswith("{")
+             else {"id": d["id"], "property": d["property"], "value": values[d["id"]]} for d in cb["state"]]
+    body = {"output": cb["output"], "outputs": [{"id": i, "property": p} for i, p in _outputs(cb["output"])],
+            "inputs": [{"id": "run-start", "property": "n_clicks", "value": 1}], "state": state,
+            "changedPropIds": ["run-start.n_clicks"]}
+    response = client.post("/_dash-update-component", data=json.dumps(body), content_type="application/json")
+    return f"{response.status_code} {response.get_data(as_text=True)}"
+
+
+@pytest.mark.parametrize("form", [
+    {"params": {"m": "[" * 100_000 + "]" * 100_000}},
+    {"params": {"m": "[" + ",".join(["1.5"] * 100_000) + "]"}},
+    {"t_end": 1e300, "h": 1e-300},
+    {"benchmark": ["planar_pendulum"]},
+    {"methods": [{}]},
+    {"methods": [{"a": 1}, "rk4"]},
+    {"params": {"m": [{}], "l": {"a": [1]}}},
+    {"params": {"m": "[" * 300 + "1" + "]" * 300}},
+])
+def test_the_issues_malformed_values_get_nothing_was_run(dash_app, form):
+    """Each malformed value of issue 27 gets the page's usual sentence, short (no echo of a huge entry)."""
+    client, deps = dash_app
+    text = _request_run(client, deps, **form)
+    assert text.startswith("200 ") and "Nothing was run: " in text and len(text) < 5_000, text[:300]
+
+
+def test_an_entry_that_is_not_an_entry_is_a_bad_request(dash_app):
+    """A parameter entry sent as a bare number is not a Dash request at all (Dash's own reading of the body
+    fails before any callback): 400, no traceback, no 500."""
+    client, deps = dash_app
+    text = _request_run(client, deps, item=7, params={"m": 1.0})
+    assert text.startswith("400 ") and "Traceback" not in text, text[:300]
