@@ -212,7 +212,7 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
     if h is not None and t_end is not None:
         try:
             steps = solvers.api.step_count(h, t_end)
-        except ValueError as exc:
+        except (ValueError, OverflowError) as exc:
             steps, errors["step"] = 0, str(exc)
         if h > t_end:
             errors["step"] = f"Step h = {h:g} is larger than the end time {t_end:g}."
