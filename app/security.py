@@ -4,9 +4,9 @@
   ``Referrer-Policy: same-origin`` and ``X-Frame-Options: SAMEORIGIN`` (with ``frame-ancestors 'self'``).
   Scripts: only this server's files and Dash's own inline scripts (the clientside callbacks and the renderer's
   start), allowed by their SHA-256 hashes, taken from the index page when the app starts (the same for every
-  page of this multi-page app). Plotly's WebGL traces (the 3D view) compile their shader code with ``new
-  Function``, hence ``'unsafe-eval'``; Dash, React and Plotly set inline styles, hence ``style-src
-  'unsafe-inline'``. No other origin is allowed.
+  page of this multi-page app); no ``'unsafe-inline'`` or ``'unsafe-eval'`` for scripts (every page, the 3D
+  view included, runs without them: tests/test_security.py). Dash's components and Plotly inject ``<style>``
+  elements, hence ``style-src 'unsafe-inline'`` (without it Chromium blocks them). No other origin.
 - A request body over ``INTEGRATOR_LAB_MAX_REQUEST_MB`` (app.limits) gets 413 before it is read.
 - ``INTEGRATOR_LAB_SECURE_COOKIES=1`` marks the session cookie Secure (served over HTTPS, e.g. behind the TLS
   proxy of docs/deployment.md, with ``INTEGRATOR_LAB_PROXIES`` set).
@@ -56,7 +56,7 @@ def policy(script_hashes: list[str]) -> str:
     """The Content-Security-Policy of every response."""
     directives = {
         "default-src": "'self'",
-        "script-src": " ".join(["'self'", "'unsafe-eval'", *script_hashes]),
+        "script-src": " ".join(["'self'", *script_hashes]),
         "style-src": "'self' 'unsafe-inline'",
         "img-src": "'self' data: blob:",
         "font-src": "'self' data:",
