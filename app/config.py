@@ -12,6 +12,8 @@
 - ``INTEGRATOR_LAB_PROXIES``: how many reverse proxies in front of the server to trust for the client address
   (X-Forwarded-For; default 0: the connection's address). Set it behind nginx or a load balancer, or every
   client shares the proxy's address and its per-address job cap (app.limits).
+- ``INTEGRATOR_LAB_SECURE_COOKIES``: ``1`` marks the session cookie Secure; set it when the server is reached
+  over HTTPS (behind a TLS proxy, with ``INTEGRATOR_LAB_PROXIES``). See app.security and docs/deployment.md.
 """
 
 from __future__ import annotations
