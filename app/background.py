@@ -1,18 +1,24 @@
-"""The background-job plumbing of every page (Run, Convergence, Papers), in one place.
+"""The background-job plumbing of every page (Run, Convergence, Papers, Lessons), in one place.
 
-A page's Run callback validates the form and stores a *request*: the page's own payload plus :func:`request_meta`
-(a token naming the job, the Cancel button's click count, and who asks: the browser session from the server's
-signed session cookie and the client address, signed with the server's key, so a request edited in the browser
-is refused). Its background callback then runs the work inside :func:`page_job`, which
+A page's Run callback validates the form and stores a *request* (:func:`job_request`): the validated payload, a
+token naming the job, the Cancel button's click count, and, signed with the server's key, who asks (the browser
+session from the server's signed session cookie and the client address), the time and a digest of the payload.
+A request edited in the browser, replayed, or older than REQUEST_SECONDS is refused: the job runs only what the
+page validated, once. Before the job's process is forked, the job manager (app.config) admits the request in the
+web process (:func:`admit`): it takes the session's and the address's slots without waiting, or refuses the
+request there, so no process is created for a request over those caps. Its background callback then runs the
+work inside :func:`page_job`, which
 
 * records the job as started and, on the way out, finished under its token, so that a job whose process died
   (killed, out of memory, worker restarted) is reported by :func:`watch_for_dead_jobs` instead of "Running…"
   forever (Dash sends no output at all for a dead job);
-* holds one of the browser session's, one of the client address's and one of the server's job slots
-  (app.limits: the caps the README documents; a session over its cap is refused at once, a full address or
-  server queues the job with a message, then refuses it);
+* holds one of the server's job slots (queueing with a message while the server is full, then refusing) besides
+  the session's and the address's (app.limits: the caps the README documents);
 * gives the work a :class:`Job`: a throttled progress reporter that also tells the solvers to stop at the
   server's wall-time limit, and the message that says so.
+
+The run keys a job returns (the Run page's ``run-keys``) are signed with the asking session (:func:`sign_keys`);
+the charts and downloads read only keys that :func:`check_keys` accepts.
 
 A request over a cap gets the same sentence on every page: ``Nothing was run: <the cap's message>``.
 
@@ -23,11 +29,14 @@ is answered in the request itself when its slots are free (:func:`run_now`): no 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
+import hashlib
 import json
 import logging
 import math
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -80,32 +89,100 @@ def identity() -> dict[str, str | None]:
     return {"session": sid, "client": request.remote_addr}
 
 
-def _signer():
-    from itsdangerous import URLSafeSerializer
+REQUEST_SECONDS = 300.0  # a job request older than this is refused (it is normally used within a second)
+META = ("token", "cancels", "signed")  # the keys job_request adds; everything else is the signed payload
+KEY_PATTERN = re.compile(r"[0-9a-f]{32}")  # jobs.run_key
 
-    return URLSafeSerializer(config.secret_key(config.cache_dir()), salt="integrator-lab job request")
+
+def _signer(salt: str = "integrator-lab job request"):
+    from itsdangerous import URLSafeTimedSerializer
+
+    return URLSafeTimedSerializer(config.secret_key(config.cache_dir()), salt=salt)
 
 
-def request_meta(cancels: int | None) -> dict[str, Any]:
-    """What every page's request carries besides its payload: a fresh token (the job's liveness marker), the
-    Cancel button's clicks (a cancelled job is not a dead one) and, signed, who asks (:func:`identity`) with
-    that token: the caps in :func:`page_job` trust only the signed copy."""
+def _digest(payload: Mapping[str, Any]) -> str:
+    """A digest of a request's payload, unchanged by the browser's JSON round trip (12.0 comes back as 12)."""
+    body = {k: v for k, v in payload.items() if k not in META}
+    text = json.dumps(jobs._canonical(body), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def job_request(payload: Mapping[str, Any], cancels: int | None) -> dict[str, Any]:
+    """A page's validated payload as a job request: the payload plus a fresh token (the job's liveness marker,
+    used once), the Cancel button's clicks (a cancelled job is not a dead one) and, signed with the server's
+    key, who asks (:func:`identity`), the token, the time and a digest of the payload itself: a request whose
+    payload was edited in the browser, replayed, or kept beyond REQUEST_SECONDS is refused (:func:`requester`).
+    The payload must be plain JSON data and must not use the keys of :data:`META`."""
     token = uuid.uuid4().hex
-    return {"token": token, "cancels": cancels, "signed": _signer().dumps({**identity(), "token": token})}
+    signed = _signer().dumps({**identity(), "token": token, "digest": _digest(payload)})
+    return {**payload, "token": token, "cancels": cancels, "signed": signed}
 
 
 def requester(request: Mapping[str, Any]) -> dict[str, str | None]:
-    """The verified session and client address of a request (request_meta); LimitError if its signature is
-    missing or does not match (a request made or edited outside this server's pages)."""
-    from itsdangerous import BadData
+    """The verified session and client address of a request (:func:`job_request`); LimitError if its signature
+    is missing or does not match its token and payload (a request made or edited outside this server's pages),
+    or it is older than REQUEST_SECONDS."""
+    from itsdangerous import BadData, SignatureExpired
 
+    if not isinstance(request, Mapping):
+        raise limits.LimitError(NOT_OURS)
     try:
-        who = _signer().loads(request.get("signed") or "")
+        who = _signer().loads(request.get("signed") or "", max_age=REQUEST_SECONDS)
+    except SignatureExpired:
+        raise limits.LimitError("This request has expired (reload the page and try again).") from None
     except BadData:
         who = None
-    if not isinstance(who, dict) or who.get("token") != request.get("token"):
-        raise limits.LimitError("This request was not made by this server's page (reload the page and try again).")
-    return {"session": who.get("session"), "client": who.get("client")}
+    if (not isinstance(who, dict) or who.get("token") != request.get("token")
+            or who.get("digest") != _digest(request)):
+        raise limits.LimitError(NOT_OURS)
+    return {"session": who.get("session"), "client": who.get("client"), "token": who["token"]}
+
+
+NOT_OURS = "This request was not made by this server's page (reload the page and try again)."
+REPLAYED = "This request was already run once (press Run again for a new run)."
+
+
+def consume(token: str) -> None:
+    """Mark a request's token used (atomically, shared by every process); LimitError if it was used before."""
+    if not run_cache().claim(token):
+        raise limits.LimitError(REPLAYED)
+
+
+def sign_keys(keys: list[str], session: str | None) -> str:
+    """The signature of the run keys a job of ``session`` produced (``run-keys``: see :func:`check_keys`)."""
+    return _signer("integrator-lab run keys").dumps({"session": session, "keys": list(keys)})
+
+
+def check_keys(run_keys: Any, max_runs: int | None = None) -> list[str]:
+    """The run keys of a ``run-keys`` store, verified: well formed, at most the run cap, no duplicates, signed by
+    this server for the asking browser session. [] for an empty store; LimitError (a message for the user)
+    otherwise. The charts and downloads read only the keys this returns."""
+    from itsdangerous import BadData
+
+    if run_keys is None:
+        return []
+    if not isinstance(run_keys, Mapping):
+        raise limits.LimitError(KEYS_NOT_OURS)
+    keys = run_keys.get("keys")
+    if keys is None or keys == []:
+        return []
+    cap = limits.Limits.from_env().max_runs if max_runs is None else max_runs
+    if not isinstance(keys, list) or not all(isinstance(k, str) and KEY_PATTERN.fullmatch(k) for k in keys):
+        raise limits.LimitError(KEYS_NOT_OURS)
+    if len(keys) > cap:
+        raise limits.LimitError(f"{len(keys)} runs to show: this server allows at most {cap}.")
+    if len(set(keys)) != len(keys):
+        raise limits.LimitError("The same run was named twice (reload the page and run again).")
+    try:
+        signed = _signer("integrator-lab run keys").loads(run_keys.get("signed") or "")
+    except BadData:
+        signed = None
+    if not isinstance(signed, dict) or signed.get("keys") != keys or signed.get("session") != identity()["session"]:
+        raise limits.LimitError(KEYS_NOT_OURS)
+    return keys
+
+
+KEYS_NOT_OURS = "These results were not produced by this browser session's runs (reload the page and run again)."
 
 
 def failed(exc: BaseException, what: str) -> str:
@@ -140,7 +217,9 @@ class Job:
     stops the run); ``deadline()`` is True while within it; ``limit_text`` says the limit stopped the job
     (``over_time`` adds that partial results are kept)."""
 
-    def __init__(self, show: Show, lim: limits.Limits, interval: float = jobs.PROGRESS_INTERVAL) -> None:
+    def __init__(self, show: Show, lim: limits.Limits, session: str | None = None,
+                 interval: float = jobs.PROGRESS_INTERVAL) -> None:
+        self.session = session  # the verified browser session of the request (the run keys are signed with it)
         self._show = show
         self._interval = interval
         self._last = -math.inf
@@ -160,26 +239,62 @@ class Job:
         return not self.deadline()
 
 
+# set in a job's process when the web process admitted its request before the fork (the token, its session's
+# and address's slots held by inherited lock files), or to the LimitError when it refused it (the job's function
+# then runs in the web process only to give the page its refusal)
+ADMITTED: contextvars.ContextVar[str | limits.LimitError | None] = contextvars.ContextVar("admitted", default=None)
+
+
+def find_request(args: Any) -> Any:
+    """The job request among a background callback's arguments: every page's job takes one (a dict with a
+    ``signed`` key); without one, the first argument (which :func:`admit` then refuses)."""
+    values = list(args.values() if isinstance(args, Mapping) else args if isinstance(args, (list, tuple))
+                  else [args])
+    return next((a for a in values if isinstance(a, Mapping) and "signed" in a), values[0] if values else None)
+
+
+def admit(request: Any) -> tuple[str, list]:
+    """In the web process, before a job process is forked: verify the request (:func:`requester`), take its
+    session's and address's slots without waiting (app.limits.reserve) and use up its token. Returns (token,
+    the open lock files: the forked job inherits them); LimitError (nothing held) when the request is refused."""
+    who = requester(request)
+    held = limits.reserve(config.cache_dir(), who["session"], limits.Limits.from_env(), client=who["client"])
+    try:
+        consume(who["token"])
+    except limits.LimitError:
+        for fh in held:
+            fh.close()
+        raise
+    return who["token"], held
+
+
 @contextlib.contextmanager
 def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
-    """Run the block as the request's job: liveness marker, the session's and a server slot, the deadline.
+    """Run the block as the request's job: liveness marker, the session's, the address's and a server slot, the
+    deadline. A request already admitted by the web process (:func:`admit`) takes only the server slot here.
 
-    Raises :class:`app.limits.LimitError` (a message for the user, see :func:`refused`) when a cap refuses it.
+    Raises :class:`app.limits.LimitError` (a message for the user, see :func:`refused`) when a cap refuses it,
+    or the request is not this server's, or was used before.
     """
+    admitted = ADMITTED.get()
+    if isinstance(admitted, limits.LimitError):
+        raise admitted
     who = requester(request)
     cache = run_cache()
-    token = request.get("token")
-    if token:
-        cache.mark_job(token, "started")
+    token = who["token"]
+    pre = admitted == token
+    cache.mark_job(token, "started")
     try:
         lim = limits.Limits.from_env()
-        with limits.job_slot(config.cache_dir(), who["session"], lim, client=who["client"],
+        with limits.job_slot(config.cache_dir(), None if pre else who["session"], lim,
+                             client=None if pre else who["client"],
                              on_wait=lambda waited: show(None, f"Waiting for a free slot on the server "
                                                                f"({waited:.0f} s)…")):
-            yield Job(show, lim)
+            if not pre:
+                consume(token)
+            yield Job(show, lim, who["session"])
     finally:  # not reached when the process is killed: watch_for_dead_jobs then reports the job as dead
-        if token:
-            cache.mark_job(token, "finished")
+        cache.mark_job(token, "finished")
 
 
 def job_died(request: Mapping[str, Any] | None, cancels: int | None, current: object) -> bool:
@@ -377,5 +492,5 @@ def run_now(configs: list[Mapping[str, Any]]) -> dict | None:
                 cached += hit
     except limits.LimitError:
         return None
-    return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
-            "elapsed": time.perf_counter() - started, "inline": True}
+    return {"keys": keys, "signed": sign_keys(keys, who["session"]), "cached": cached,
+            "computed": len(keys) - cached, "elapsed": time.perf_counter() - started, "inline": True}

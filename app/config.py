@@ -12,6 +12,8 @@
 - ``INTEGRATOR_LAB_PROXIES``: how many reverse proxies in front of the server to trust for the client address
   (X-Forwarded-For; default 0: the connection's address). Set it behind nginx or a load balancer, or every
   client shares the proxy's address and its per-address job cap (app.limits).
+- ``INTEGRATOR_LAB_SECURE_COOKIES``: ``1`` marks the session cookie Secure; set it when the server is reached
+  over HTTPS (behind a TLS proxy, with ``INTEGRATOR_LAB_PROXIES``). See app.security and docs/deployment.md.
 """
 
 from __future__ import annotations
@@ -141,8 +143,39 @@ def _diskcache_manager():
     from dash import DiskcacheManager
 
     class Manager(DiskcacheManager):
+        def call_job_fn(self, key, job_fn, args, context):
+            """Admit the job's request in the web process before forking (app.background.admit): a request
+            over its session's or address's cap, edited, expired or replayed gets its refusal from the job's
+            own function run here, at once, and no process (job id 0); an admitted one is forked holding the
+            slots taken here (the child inherits the lock files; the parent closes its copies)."""
+            from multiprocess import Process
+
+            from app import background, limits
+
+            request = background.find_request(args)
+            progress_key = self._make_progress_key(key)
+            try:
+                token, held = background.admit(request)
+            except limits.LimitError as exc:
+                marker = background.ADMITTED.set(exc)
+                try:
+                    job_fn(key, progress_key, args, context)  # page_job raises exc: the page's refusal
+                finally:
+                    background.ADMITTED.reset(marker)
+                return 0
+            try:
+                process = Process(target=_admitted_job, args=(token, job_fn, key, progress_key, args, context))
+                process.start()
+            finally:
+                for fh in held:
+                    fh.close()
+            return process.pid
+
+        def job_running(self, job):
+            return bool(job) and int(job) > 0 and super().job_running(job)
+
         def terminate_job(self, job):
-            if job is None:
+            if job is None or not str(job).isdigit() or int(job) <= 0:
                 return
             try:
                 process = psutil.Process(int(job))
@@ -156,3 +189,11 @@ def _diskcache_manager():
                 pass
 
     return Manager
+
+
+def _admitted_job(token: str, job_fn, *args) -> None:
+    """A forked job whose request the web process admitted (its token; the slots held by inherited files)."""
+    from app import background
+
+    background.ADMITTED.set(token)
+    job_fn(*args)

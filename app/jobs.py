@@ -79,16 +79,32 @@ def format_value(value: Any) -> str:
     return json.dumps(np.asarray(value, dtype=float).tolist())
 
 
-def parse_value(raw: Any) -> Any:
-    """A form entry as a number, a boolean, a (nested) list or None (empty); ValueError if unreadable."""
-    if raw is None or isinstance(raw, (bool, int, float, list)):
+MAX_ENTRY_CHARS = 4_000  # a form entry longer than this is refused unread (a 3x3 matrix in full needs ~250)
+
+
+def parse_value(raw: Any, max_chars: int = MAX_ENTRY_CHARS) -> Any:
+    """A form entry as a number, a boolean, a (nested) list or None (empty); ValueError if unreadable or longer
+    than ``max_chars`` characters (as JSON, for a list)."""
+    if raw is None or isinstance(raw, (bool, int, float)):
         return raw
-    text = str(raw).strip()
+    if isinstance(raw, list):
+        try:
+            size = len(json.dumps(raw))
+        except (RecursionError, TypeError, ValueError):
+            raise ValueError("not a number or a list of numbers such as [0, 0, 0.7]") from None
+        if size > max_chars:
+            raise ValueError(f"a list of {size:,} characters: longer than any value this field takes")
+        return raw
+    if not isinstance(raw, str):
+        raise ValueError("not a number or a list of numbers such as [0, 0, 0.7]")
+    text = raw.strip()
     if text == "":
         return None
+    if len(text) > max_chars:
+        raise ValueError(f"an entry of {len(text):,} characters: longer than any value this field takes")
     try:
         return json.loads(text.replace("(", "[").replace(")", "]"))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         pass
     parts = text.replace(",", " ").split()
     try:
@@ -96,6 +112,11 @@ def parse_value(raw: Any) -> Any:
     except ValueError:
         raise ValueError(f"{text!r} is not a number or a list of numbers such as [0, 0, 0.7]") from None
     return numbers[0] if len(numbers) == 1 else numbers
+
+
+def _entry_chars(shape: tuple[int, ...]) -> int:
+    """The longest entry a value of this shape may take: 40 characters a number, plus room for brackets."""
+    return 40 * int(np.prod(shape, dtype=np.int64)) + 100
 
 
 def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -109,10 +130,10 @@ def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any]
     errors: dict[str, str] = {}
     for name, value in raw.items():
         if name not in spec:
-            errors[name] = f"unknown parameter {name!r}; valid: {', '.join(spec) or '(none)'}"
+            errors[str(name)[:40]] = f"unknown parameter {str(name)[:40]!r}; valid: {', '.join(spec) or '(none)'}"
             continue
         try:
-            parsed = parse_value(value)
+            parsed = parse_value(value, _entry_chars(spec[name].shape))
             if parsed is None:
                 continue
             checked = spec[name].validate(name, parsed)
@@ -144,11 +165,14 @@ def check_options(method: str, raw: Mapping[str, Any],
     errors: dict[str, str] = {}
     for name, value in raw.items():
         if name not in spec:
-            errors[name] = f"unknown option {name!r} for {method}; valid: {', '.join(spec) or '(none)'}"
+            errors[str(name)[:40]] = (f"unknown option {str(name)[:40]!r} for {method}; valid: "
+                                      f"{', '.join(spec) or '(none)'}")
             continue
         try:
+            if spec[name].kind == "choice" and not isinstance(value, str):
+                raise ValueError(f"option {name!r}: choose one of {', '.join(map(repr, spec[name].choices))}")
             # a tableau is a name or JSON text, parsed by its own option (solvers.methods.erk.TableauOption)
-            parsed = value if spec[name].kind in ("choice", "tableau") else parse_value(value)
+            parsed = value if spec[name].kind in ("choice", "tableau") else parse_value(value, _entry_chars(()))
             if parsed is None or parsed == "":
                 continue
             given[name] = spec[name].validate(name, parsed)
@@ -180,11 +204,14 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
     """
     errors: dict[str, str] = {}
     benchmark = form.get("benchmark")
-    if benchmark not in BENCHMARKS:
+    if not isinstance(benchmark, str) or benchmark not in BENCHMARKS:
         return [], {"benchmark": f"Choose a benchmark ({', '.join(BENCHMARKS)})."}
     available = solvers.methods(benchmark)
-    chosen = [m for m in form.get("methods") or [] if m]
-    wrong = [m for m in chosen if m not in available]
+    methods = form.get("methods") or []
+    if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
+        return [], {"methods": f"Choose methods from the list ({', '.join(available)})."}
+    chosen = [m for m in methods if m]
+    wrong = [m[:40] for m in chosen if m not in available]
     if not chosen:
         errors["methods"] = "Choose at least one method."
     elif wrong:
@@ -199,7 +226,10 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
     except ValueError as exc:
         errors["t-end"] = str(exc)
     if h is not None and t_end is not None:
-        steps = solvers.api.step_count(h, t_end)
+        try:
+            steps = solvers.api.step_count(h, t_end)
+        except (ValueError, OverflowError) as exc:
+            steps, errors["step"] = 0, str(exc)
         if h > t_end:
             errors["step"] = f"Step h = {h:g} is larger than the end time {t_end:g}."
         elif steps > solvers.MAX_STEPS:
@@ -214,19 +244,23 @@ def check_form(form: Mapping[str, Any]) -> tuple[list[dict], dict[str, str]]:
                 solvers.api.check_t_end(h, t_end)  # the same rule as simulate: whole steps, no overshoot
             except ValueError as exc:
                 errors["t-end"] = str(exc)
-    params, param_errors = check_params(benchmark, form.get("params") or {})
+    params, param_errors = check_params(benchmark, _mapping(form.get("params")))
     errors.update({f"param:{k}": v for k, v in param_errors.items()})
-    options_by_method = form.get("options") or {}
+    options_by_method = _mapping(form.get("options"))
     configs = []
     for method in chosen:
         if method not in available:
             continue
-        options, option_errors = check_options(method, options_by_method.get(method) or {}, benchmark)
+        options, option_errors = check_options(method, _mapping(options_by_method.get(method)), benchmark)
         errors.update({f"option:{method}:{k}": v for k, v in option_errors.items()})
         configs.append(
             {"benchmark": benchmark, "method": method, "h": h, "t_end": t_end, "params": params, "options": options}
         )
     return ([] if errors else configs), errors
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _canonical(x: Any) -> Any:
@@ -360,6 +394,11 @@ class RunCache:
     def mark_job(self, token: str, state: str) -> None:
         """Record a background job's state ("started", "finished") under its request token, for a day."""
         self._cache.set(f"job:{token}", state, expire=86400)
+
+    def claim(self, token: str) -> bool:
+        """Use up a job request's token: True the first time (atomic across processes), False ever after (for a
+        day, longer than a request is valid: app.background.REQUEST_SECONDS)."""
+        return bool(self._cache.add(f"used:{token}", 1, expire=86400))
 
     def job_state(self, token: str) -> str | None:
         """What the job of request ``token`` recorded last; None if it never started."""

@@ -11,6 +11,8 @@
 | concurrent jobs per server | 8 | ``INTEGRATOR_LAB_MAX_SERVER_JOBS`` |
 | wait for a free server slot | 60 s (then refused) | ``INTEGRATOR_LAB_QUEUE_SECONDS`` |
 | cheap Run request answered in the request (no job) up to | 0.25 s (0: never) | ``INTEGRATOR_LAB_INLINE_SECONDS`` |
+| size of one request's body (Flask's MAX_CONTENT_LENGTH; larger: 413) | 1 MB | ``INTEGRATOR_LAB_MAX_REQUEST_MB`` |
+| size of one results download (CSV, JSON) | 64 MB | ``INTEGRATOR_LAB_MAX_DOWNLOAD_MB`` |
 
 The session is the server's (a signed cookie, app.background.identity), so a client cannot dodge its cap by
 sending another id; a client that drops its cookies meets the per-address cap. A class behind one NAT address
@@ -61,6 +63,8 @@ class Limits:
     queue_seconds: float
     max_client_jobs: int = 4
     inline_seconds: float = 0.25
+    max_request_bytes: int = 1_000_000
+    max_download_bytes: int = 64_000_000
 
     @classmethod
     def from_env(cls) -> Limits:
@@ -73,10 +77,20 @@ class Limits:
             queue_seconds=_env_number("INTEGRATOR_LAB_QUEUE_SECONDS", 60.0, 0.0),
             max_client_jobs=int(_env_number("INTEGRATOR_LAB_MAX_CLIENT_JOBS", 4, 1)),
             inline_seconds=_env_number("INTEGRATOR_LAB_INLINE_SECONDS", 0.25, 0.0),
+            max_request_bytes=int(_env_number("INTEGRATOR_LAB_MAX_REQUEST_MB", 1.0, 0.01) * 1e6),
+            max_download_bytes=int(_env_number("INTEGRATOR_LAB_MAX_DOWNLOAD_MB", 64.0, 0.01) * 1e6),
         )
+
+    def check_download(self, size: int) -> None:
+        """Refuse a download of more than ``max_download_bytes``."""
+        if size > self.max_download_bytes:
+            raise LimitError(f"the file would be {size / 1e6:.1f} MB, over this server's download limit of "
+                             f"{self.max_download_bytes / 1e6:g} MB; download fewer runs at a time.")
 
     def check_request(self, configs: list[dict]) -> None:
         """Refuse a job with too many runs or a run with too many steps (before anything starts)."""
+        if not isinstance(configs, list) or not configs:
+            raise LimitError("no runs in this request.")
         if len(configs) > self.max_runs:
             raise LimitError(f"{len(configs)} runs in one job: this server allows at most {self.max_runs}.")
         for c in configs:
@@ -111,6 +125,40 @@ def _first_free(directory: Path, prefix: str, count: int):
     return None
 
 
+def _session_busy(limits: Limits) -> str:
+    return (f"This browser session already runs {limits.max_session_jobs} jobs: wait for one to finish "
+            "or cancel it.")
+
+
+def reserve(directory: Path, session: str | None, limits: Limits, client: str | None = None) -> list:
+    """Take one of the session's and one of the client address's job slots at once, without waiting, and return
+    their open lock files (closing them frees the slots; a process forked meanwhile keeps them held until it
+    exits). LimitError when either is full: the web process refuses such a request before any job process
+    exists (app.config's job manager), so a client cannot park waiting processes on the server."""
+    slots = Path(directory) / "slots"
+    slots.mkdir(parents=True, exist_ok=True)
+    held: list = []
+    wanted = []
+    if session:
+        wanted.append((f"session-{_tag(session)}", limits.max_session_jobs, _session_busy(limits)))
+    if client:
+        wanted.append((f"client-{_tag(client)}", limits.max_client_jobs,
+                       f"Your address already runs {limits.max_client_jobs} jobs on this server: wait for one to "
+                       "finish or cancel it."))
+    for prefix, count, busy in wanted:
+        fh = _first_free(slots, prefix, count)
+        if fh is None:
+            for taken in held:
+                taken.close()
+            raise LimitError(busy)
+        held.append(fh)
+    return held
+
+
+def _tag(who: str) -> str:
+    return hashlib.sha256(who.encode()).hexdigest()[:16]
+
+
 @contextlib.contextmanager
 def job_slot(
     directory: Path,
@@ -121,7 +169,7 @@ def job_slot(
     client: str | None = None,
 ) -> Iterator[None]:
     """Hold one of the session's, one of the client address's and one of the server's job slots while the block
-    runs.
+    runs (``session`` / ``client`` None: that slot is not taken here, e.g. taken by :func:`reserve` before).
 
     A session over its cap is refused at once; when the address's or the server's slots are all taken the job
     waits for a free one (calling ``on_wait(seconds waited)``) for up to ``limits.queue_seconds`` in all and is
@@ -132,21 +180,16 @@ def job_slot(
     held = []
     try:
         if session:
-            tag = hashlib.sha256(session.encode()).hexdigest()[:16]
-            fh = _first_free(slots, f"session-{tag}", limits.max_session_jobs)
+            fh = _first_free(slots, f"session-{_tag(session)}", limits.max_session_jobs)
             if fh is None:
-                raise LimitError(
-                    f"This browser session already runs {limits.max_session_jobs} jobs: wait for one to finish "
-                    "or cancel it."
-                )
+                raise LimitError(_session_busy(limits))
             held.append(fh)
         started = time.monotonic()
         queues = [("server", limits.max_server_jobs,
                    f"The server is busy ({limits.max_server_jobs} jobs running) and no slot freed up within "
                    f"{limits.queue_seconds:g} s: try again in a moment.")]
         if client:
-            tag = hashlib.sha256(client.encode()).hexdigest()[:16]
-            queues.insert(0, (f"client-{tag}", limits.max_client_jobs,
+            queues.insert(0, (f"client-{_tag(client)}", limits.max_client_jobs,
                               f"Your address already runs {limits.max_client_jobs} jobs on this server and none "
                               f"finished within {limits.queue_seconds:g} s: try again in a moment."))
         for prefix, count, busy in queues:

@@ -12,7 +12,7 @@ import json
 import dash
 from dash import Dash, Input, Output, clientside_callback, dcc, html
 
-from app import celery_support, config, health
+from app import celery_support, config, health, security
 
 CACHE_DIR = config.cache_dir()
 CODE_VERSION = config.code_version()
@@ -41,7 +41,6 @@ app = Dash(
 app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1)  # screen readers' language
 server = app.server
 server.secret_key = config.secret_key(CACHE_DIR)
-server.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
 if config.trusted_proxies():  # the client address of the per-address cap: from X-Forwarded-For behind N proxies
     from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -90,5 +89,7 @@ clientside_callback(
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,
 # so a concurrent request in another thread can get a 500 ("not a registered library", plotly/dash#3971).
 # Serve one request now, before any worker thread exists; gunicorn --preload workers inherit the result.
+security.harden(app)  # headers, request size, cookies, disclosure (app.security)
 with server.test_client() as _client:
     _client.get("/")
+security.pin_scripts(app)

@@ -36,8 +36,11 @@ GRID_TOLERANCE = 1e-9
 
 def step_count(h: float, t_end: float) -> int:
     """Fixed steps to reach t_end: t_end / h rounded when within round-off of an integer, else ceil(t_end / h)
-    (the last time is steps * h; :func:`check_t_end` refuses a t_end off the grid)."""
+    (the last time is steps * h; :func:`check_t_end` refuses a t_end off the grid); ValueError when t_end / h is
+    not a finite number (e.g. 1e300 / 1e-300)."""
     x = t_end / h
+    if not math.isfinite(x):
+        raise ValueError(f"t_end / h = {t_end:g} / {h:g} is not a finite number of steps; increase h or shorten t_end.")
     n = round(x)
     if abs(x - n) <= GRID_TOLERANCE * max(1, n):
         return max(1, n)
@@ -49,6 +52,8 @@ def check_t_end(h: float, t_end: float) -> int:
     nearest multiples of h: the methods take whole fixed steps (an adaptive method's h is its output spacing), so
     a t_end between two multiples is refused rather than overshot."""
     x = t_end / h
+    if not math.isfinite(x):
+        raise ValueError(f"t_end / h = {t_end:g} / {h:g} is not a finite number of steps; increase h or shorten t_end.")
     n = round(x)
     if abs(x - n) <= GRID_TOLERANCE * max(1, n) and n >= 1:
         return n

@@ -199,11 +199,16 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A fresh page; on teardown, no Content-Security-Policy violation may have been reported (app.security:
+    Chromium logs each one to the console, "Refused to ... Content Security Policy ...")."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(30_000)
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
     yield page
     context.close()
+    assert not violations, f"Content-Security-Policy violations: {violations[:3]}"
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -123,7 +123,7 @@ def test_page_job_helper_throttles_stops_at_the_deadline_and_detects_dead_jobs(t
     monkeypatch.setattr(limits, "time", clock)
     monkeypatch.setattr(background, "time", clock)
     shown = []
-    request = {"study": {}, **background.request_meta(0)}
+    request = background.job_request({"study": {}}, 0)
     running = {"props": {"className": "status-running"}}
     with background.page_job(request, lambda f, text: shown.append((f, text))) as job:
         assert background.job_died(request, 0, running)  # started, not finished: were it to end now, it died
@@ -156,7 +156,7 @@ def test_a_study_stops_when_its_progress_says_so():
 
 
 def _meta_server(tmp_path, monkeypatch, **env):
-    """A Flask app whose one route answers with background.request_meta, as a page's Run callback stores it."""
+    """A Flask app whose one route answers with background.job_request, as a page's Run callback stores it."""
     from flask import Flask
 
     from app import background
@@ -167,13 +167,13 @@ def _meta_server(tmp_path, monkeypatch, **env):
     background.run_cache.cache_clear()
     server = Flask("meta")
     server.secret_key = "test"
-    server.add_url_rule("/meta", "meta", lambda: background.request_meta(0))
+    server.add_url_rule("/meta", "meta", lambda: background.job_request({"study": {}}, 0))
     return server
 
 
 def test_a_forged_session_does_not_lift_the_session_cap(tmp_path, monkeypatch):
-    """The session is the server's signed cookie: a request whose session field is edited (or a new id sent) is
-    still the same session, a request whose signed part is edited is refused, and a client that drops its
+    """The session is the server's signed cookie: a request with a session field added (or any other edit of
+    its payload) or whose signed part is edited is refused, and a client that drops its
     cookie meets the per-address cap."""
     from app import background
 
@@ -186,11 +186,10 @@ def test_a_forged_session_does_not_lift_the_session_cap(tmp_path, monkeypatch):
     swapped = {**second, "token": first["token"]}  # another request's token under this signature
     shown = []
     with background.page_job(first, lambda f, t: shown.append(t)):
-        for request in (second, forged):
-            with pytest.raises(limits.LimitError, match="session already runs 1 jobs"), \
-                    background.page_job(request, lambda f, t: None):
-                pass
-        for request in (tampered, swapped, {k: v for k, v in second.items() if k != "signed"}):
+        with pytest.raises(limits.LimitError, match="session already runs 1 jobs"), \
+                background.page_job(second, lambda f, t: None):
+            pass
+        for request in (forged, tampered, swapped, {k: v for k, v in second.items() if k != "signed"}):
             with pytest.raises(limits.LimitError, match="not made by this server's page"), \
                     background.page_job(request, lambda f, t: None):
                 pass

@@ -166,7 +166,7 @@ def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels):
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
     study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
-    return {"study": study, **background.request_meta(cancels)}, \
+    return background.job_request({"study": study}, cancels), \
         status("running", background.starting(
             f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…")), 0
 

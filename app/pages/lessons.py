@@ -268,7 +268,7 @@ def show(lesson, value, presenter, cancels):
     text = background.starting(f"Running the demo at {lv.describe(lesson).try_it.label} = {req['value']:g}…")
     new_value = dash.ctx.triggered_id == "lessons-value"
     return (no_update if new_value else rendered(lesson, req["value"], None, bool(presenter), text),
-            {"lesson": req, "presenter": bool(presenter), **background.request_meta(cancels)},
+            background.job_request({"lesson": req, "presenter": bool(presenter)}, cancels),
             status("running", text))
 
 

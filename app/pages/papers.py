@@ -165,7 +165,7 @@ def request_preset(clicks, t_end, cancels):
         preset = pv.check_request(trigger["index"], t_end)
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
-    return {"preset": preset, **background.request_meta(cancels)}, \
+    return background.job_request({"preset": preset}, cancels), \
         status("running", background.starting(f"Starting {preset['experiment']}…")), 0
 
 

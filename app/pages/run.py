@@ -13,6 +13,7 @@ from the cached results those keys name.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -55,6 +56,16 @@ def layout(**query) -> object:
         return page
 
 
+def _names(value: object) -> list[str]:
+    """A list of names (methods, chart components) as the page sends it; anything else (a hand-made request):
+    the strings it holds, or nothing."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _mode(value: object) -> str:
+    return value if isinstance(value, str) and value in figures.ENERGY_MODES else "signed"
+
+
 def _collect(inputs: list[dict]) -> tuple[dict, dict]:
     """Parameter and option entries from the ``ctx.inputs_list``/``states_list`` entries of the ALL fields."""
     params: dict = {}
@@ -63,12 +74,12 @@ def _collect(inputs: list[dict]) -> tuple[dict, dict]:
         if not isinstance(group, list):
             continue
         for item in group:
-            cid = item.get("id")
-            if not isinstance(cid, dict):
+            cid = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(cid, dict) or not isinstance(cid.get("name"), str):
                 continue
             if cid.get("type") == "run-param":
                 params[cid["name"]] = item.get("value")
-            elif cid.get("type") == "run-option":
+            elif cid.get("type") == "run-option" and isinstance(cid.get("method"), str):
                 options.setdefault(cid["method"], {})[cid["name"]] = item.get("value")
     return params, options
 
@@ -108,7 +119,7 @@ def change_methods(methods, _option_values):
     """The options of the selected methods, keeping what was typed for methods still selected."""
     _, current = _collect(ctx.states_list)
     known = solvers.methods()
-    return options_panel([m for m in methods or [] if m in known], current)
+    return options_panel([m for m in _names(methods) if m in known], current)
 
 
 # the form's fields (benchmark, methods, step, end time, every parameter and option), as inputs or states
@@ -143,8 +154,9 @@ def validate(benchmark, methods, step, t_end, _params, _options):
     param_ids = [item["id"] for item in ctx.outputs_list[3]]
     option_ids = [item["id"] for item in ctx.outputs_list[4]]
     param_msgs = _messages(errors, param_ids, "param")
-    defaults = {"params": param_defaults(benchmark) if benchmark in solvers.benchmarks() else {},
-                "options": {m: option_defaults(m) for m in methods or [] if m in solvers.methods()}}
+    known = isinstance(benchmark, str) and benchmark in solvers.benchmarks()
+    defaults = {"params": param_defaults(benchmark) if known else {},
+                "options": {m: option_defaults(m) for m in _names(methods) if m in solvers.methods()}}
     query = urlstate.query_from_form(form, defaults)
     return (errors.get("step", ""), errors.get("t-end", ""), errors.get("methods", ""), param_msgs,
             _messages(errors, option_ids, "option"), dash.get_relative_path("/") + query)
@@ -198,7 +210,9 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, ca
     if all(k in cache for k in keys):
         elapsed = time.perf_counter() - started
         done = progress_rows([(figures.run_label(c), 1.0, "cached") for c in configs])
-        return no_update, {"keys": keys, "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}, \
+        shown = {"keys": keys, "signed": background.sign_keys(keys, background.identity()["session"]),
+                 "cached": len(keys), "computed": 0, "elapsed": elapsed, "click": n_clicks}
+        return no_update, shown, \
             status("running", "Loading from the cache…"), done
     answered = background.run_now(configs)  # cheap and the slots free: computed here, no background job
     if answered is not None:
@@ -206,7 +220,7 @@ def request_run(n_clicks, benchmark, methods, step, t_end, _params, _options, ca
         return no_update, answered, status("running", "Drawing…"), \
             progress_rows([(figures.run_label(c), 1.0, "done") for c in configs])
     # token: names the job's liveness marker (see app.background); cancels: tells a cancelled job from a dead one
-    request = {"configs": configs, **background.request_meta(cancels)}
+    request = background.job_request({"configs": configs}, cancels)
     return request, no_update, status("running", background.starting("Running…")), \
         progress_rows([(figures.run_label(c), 0.0, "queued") for c in configs])
 
@@ -230,19 +244,22 @@ def _job_failed(exc: Exception):
 )
 def run_jobs(set_progress, request):
     """Run every configuration of a validated request that is not cached yet, storing each in the run cache,
-    inside the job's slots and wall time (app.background.page_job)."""
-    configs = request["configs"]
+    inside the job's slots and wall time (app.background.page_job: only a request this server signed, once;
+    the caps are checked again here, where the job runs)."""
     started = time.perf_counter()
-    fractions = [0.0] * len(configs)
-    notes = ["queued"] * len(configs)
-    labels = [figures.run_label(c) for c in configs]
-
-    def show(_fraction: float | None, text: str) -> None:
-        set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
-
     cache = background.run_cache()
     keys, cached = [], 0
     try:
+        background.requester(request)  # what is read below is what this server validated and signed
+        configs = request["configs"]
+        limits.Limits.from_env().check_request(configs)
+        fractions = [0.0] * len(configs)
+        notes = ["queued"] * len(configs)
+        labels = [figures.run_label(c) for c in configs]
+
+        def show(_fraction: float | None, text: str) -> None:
+            set_progress((progress_rows(list(zip(labels, fractions, notes, strict=True))), text))
+
         with background.page_job(request, show) as job:
             for i, run_config in enumerate(configs):
                 notes[i] = "running"
@@ -261,8 +278,8 @@ def run_jobs(set_progress, request):
                     break
     except limits.LimitError as exc:
         return no_update, status("error", background.refused(exc))
-    return {"keys": keys, "cached": cached, "computed": len(keys) - cached,
-            "elapsed": time.perf_counter() - started}, no_update
+    return {"keys": keys, "signed": background.sign_keys(keys, job.session), "cached": cached,
+            "computed": len(keys) - cached, "elapsed": time.perf_counter() - started}, no_update
 
 
 background.watch_for_dead_jobs("run-status", "run-job-request", "run-cancel",
@@ -273,14 +290,24 @@ background.watch_for_dead_jobs("run-status", "run-job-request", "run-cancel",
 # Results
 
 
-def _results(run_keys: dict | None) -> list[dict]:
+def _checked_results(run_keys: dict | None) -> list[dict]:
+    """The cached results of the runs ``run-keys`` names, once app.background.check_keys accepted the keys
+    (this session's runs, at most the run cap, no duplicates); LimitError otherwise."""
     cache = background.run_cache()
     out = []
-    for key in (run_keys or {}).get("keys", []):
+    for key in background.check_keys(run_keys):
         result = cache.get(key)
         if result is not None:
             out.append(result)
     return out
+
+
+def _results(run_keys: dict | None) -> list[dict]:
+    """As _checked_results, with nothing for keys it refuses (show_results says why)."""
+    try:
+        return _checked_results(run_keys)
+    except limits.LimitError:
+        return []
 
 
 def _outcome(results: list[dict], info: dict) -> object:
@@ -324,21 +351,28 @@ def show_results(run_keys, components, mode):
     The 3D view is separate because drawing a WebGL scene costs the browser far more than the charts (0.3 s
     against 10-40 ms each in software GL), so the charts appear first.
     """
-    results = _results(run_keys)
+    try:
+        results = _checked_results(run_keys)
+    except limits.LimitError as exc:
+        results, run_keys = [], None
+        refusal = status("error", f"Nothing was shown: {exc}")
+    else:
+        refusal = None
     available = figures.trajectory_components(results)
-    kept = [c for c in components or [] if c in available] or figures.default_components(results)
+    components = _names(components)
+    kept = [c for c in components if c in available] or figures.default_components(results)
     return (
         figures.trajectory_figure(results, kept),
         figures.error_figure(results),
-        figures.energy_figure(results, mode or "signed"),
+        figures.energy_figure(results, _mode(mode)),
         figures.constraint_figure(results),
         figures.orthogonality_figure(results),
         figures.momentum_figure(results),
         summary_table(figures.summary_rows(results)),
         available,
-        no_update if kept == (components or []) else kept,
+        no_update if kept == components else kept,
         kept,  # what the trajectory chart shows: the browser asks show_trajectory only for something else
-        _outcome(results, run_keys) if run_keys else no_update,
+        refusal or (_outcome(results, run_keys) if run_keys else no_update),
     )
 
 
@@ -375,7 +409,8 @@ clientside_callback(
 )
 def show_trajectory(components, run_keys):
     """The trajectory chart again when the user picks other components."""
-    return figures.trajectory_figure(_results(run_keys), components or []), components or []
+    components = _names(components)
+    return figures.trajectory_figure(_results(run_keys), components), components
 
 
 @callback(
@@ -386,11 +421,12 @@ def show_trajectory(components, run_keys):
 )
 def show_energy(mode, run_keys):
     """The energy chart again in another mode (signed, log, log-log)."""
-    return figures.energy_figure(_results(run_keys), mode or "signed")
+    return figures.energy_figure(_results(run_keys), _mode(mode))
 
 
 @callback(
     Output("run-download", "data"),
+    Output("run-status", "children", allow_duplicate=True),
     Input("run-download-csv-button", "n_clicks"),
     Input("run-download-json-button", "n_clicks"),
     Input("run-download-config-button", "n_clicks"),
@@ -399,7 +435,9 @@ def show_energy(mode, run_keys):
     prevent_initial_call=True,
 )
 def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _params, _options):
-    """The results (CSV, JSON) of the runs shown, or the configuration of the form (JSON)."""
+    """The results (CSV, JSON) of the runs shown, or the configuration of the form (JSON). The results are
+    serialised under a job slot of the session and the address (no wait: busy means refused) and up to this
+    server's download size (app.limits), each refusal said in the status line."""
     which = ctx.triggered_id
     if which == "run-download-config-button":
         params, options = _collect(ctx.states_list)
@@ -407,14 +445,22 @@ def download(_csv, _json, _config, run_keys, benchmark, methods, step, t_end, _p
                 "options": options}
         configs, errors = jobs.check_form(form)
         body = {"form": form, "runs": configs, "errors": errors, "code_version": config.code_version()}
-        return dcc.send_string(json.dumps(body, indent=2), f"integrator-lab-{benchmark}-config.json")
-    results = _results(run_keys)
-    if not results:
-        return no_update
+        return dcc.send_string(json.dumps(body, indent=2), f"integrator-lab-{benchmark}-config.json"), no_update
+    lim = limits.Limits.from_env()
+    who = background.identity()
+    try:
+        results = _checked_results(run_keys)
+        if not results:
+            return no_update, no_update
+        with limits.job_slot(config.cache_dir(), who["session"], dataclasses.replace(lim, queue_seconds=0.0),
+                             client=who["client"]):
+            csv = which == "run-download-csv-button"
+            text = figures.results_csv(results) if csv else figures.results_json(results)
+        lim.check_download(len(text))
+    except limits.LimitError as exc:
+        return no_update, status("error", f"Nothing was downloaded: {exc}")
     name = f"integrator-lab-{results[0]['benchmark']}"
-    if which == "run-download-csv-button":
-        return dcc.send_string(figures.results_csv(results), f"{name}.csv")
-    return dcc.send_string(figures.results_json(results), f"{name}.json")
+    return dcc.send_string(text, f"{name}.{'csv' if csv else 'json'}"), no_update
 
 
 # ----------------------------------------------------------------------------------------------------------

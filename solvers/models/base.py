@@ -12,6 +12,12 @@ import numpy as np
 MAX_ABS_PARAM = 1e6
 
 
+def _brief(value: Any, limit: int = 80) -> str:
+    """A value as a message quotes it: its repr, cut to ``limit`` characters (a message never echoes a huge entry)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 @dataclass(frozen=True)
 class Param:
     """One benchmark parameter: default, shape, constraints and a one-line description."""
@@ -32,28 +38,29 @@ class Param:
             arr = np.array(value, dtype=float)
         except (TypeError, ValueError):
             raise ValueError(
-                f"parameter {name!r}: {value!r} is not a number{self._shape_text()}"
+                f"parameter {name!r}: {_brief(value)} is not a number{self._shape_text()}"
             ) from None
         if arr.shape != self.shape:
             raise ValueError(
-                f"parameter {name!r}: expected {self._shape_text(True)}, got shape {arr.shape} ({value!r})"
+                f"parameter {name!r}: expected {self._shape_text(True)}, got shape {arr.shape} ({_brief(value)})"
             )
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"parameter {name!r}: {value!r} is not finite")
+            raise ValueError(f"parameter {name!r}: {_brief(value)} is not finite")
         if self.kind == "integer" and np.any((arr < (self.minimum or -self.max_abs)) | (arr > self.max_abs)
                                              | (arr != np.round(arr))):
             low = -self.max_abs if self.minimum is None else self.minimum
-            raise ValueError(f"parameter {name!r}: {value!r} must be a whole number from {low:g} to {self.max_abs:g}")
+            raise ValueError(
+                f"parameter {name!r}: {_brief(value)} must be a whole number from {low:g} to {self.max_abs:g}")
         if np.any(np.abs(arr) > self.max_abs):
-            raise ValueError(f"parameter {name!r}: {value!r} exceeds the allowed magnitude {self.max_abs:g}")
+            raise ValueError(f"parameter {name!r}: {_brief(value)} exceeds the allowed magnitude {self.max_abs:g}")
         if self.minimum is not None and np.any(arr < self.minimum):
-            raise ValueError(f"parameter {name!r}: {value!r} must be >= {self.minimum:g}")
+            raise ValueError(f"parameter {name!r}: {_brief(value)} must be >= {self.minimum:g}")
         if self.kind == "integer":
             return int(arr) if self.shape == () else arr.astype(int)
         if self.positive and np.any(arr <= 0):
-            raise ValueError(f"parameter {name!r}: {value!r} must be > 0")
+            raise ValueError(f"parameter {name!r}: {_brief(value)} must be > 0")
         if self.nonnegative and np.any(arr < 0):
-            raise ValueError(f"parameter {name!r}: {value!r} must be >= 0")
+            raise ValueError(f"parameter {name!r}: {_brief(value)} must be >= 0")
         if self.kind == "rotation":
             err = np.linalg.norm(arr @ arr.T - np.eye(3))
             if err > 1e-9 or np.linalg.det(arr) < 0:
