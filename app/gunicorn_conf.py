@@ -58,8 +58,9 @@ def on_starting(server):
         argv, what = ["--serve"], "cheap-run calibration and lessons' demos not stored yet: computing them"
         if background.calibration()["per_step"] and background.lessons_warm():
             return
+    env = {**os.environ, "INTEGRATOR_LAB_WARM_PARENT": str(os.getpid())}  # app.warm ends with this process
     proc = subprocess.Popen([sys.executable, "-m", "app.warm", *argv], start_new_session=True,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, env=env)
     _warm.append(proc)
     server.log.info("%s in the background (%s, pid %d)", what, " ".join(["app.warm", *argv]), proc.pid)
 

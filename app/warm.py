@@ -16,8 +16,23 @@ they need themselves.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import time
+
+PARENT_ENV = "INTEGRATOR_LAB_WARM_PARENT"  # set by gunicorn's master: the warm-up ends with it
+
+
+def _end_with_parent(parent: int) -> None:
+    """End this process group (the warm-up and its compile processes) once ``parent`` is gone: a server killed
+    without its on_exit hook (SIGKILL, a crash) must not leave a compiler running beside the next one."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)  # a watchdog's polling period, not a wait for a result
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True, name="end-with-parent").start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     from app import background
 
     argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get(PARENT_ENV, "").isdigit():
+        _end_with_parent(int(os.environ[PARENT_ENV]))
     started = time.perf_counter()
     if "--lessons" in argv or "--serve" in argv:  # kernels compiled already (gunicorn, app/gunicorn_conf.py)
         os.nice(10)  # behind the server's requests

@@ -355,8 +355,10 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
                         else f"error below {ERROR_FLOOR:g} (round-off): not fitted")
             cpu, repeats = res.cpu_time, 1
             if res.ok:  # a short run's CPU time is timer noise: measured over repeats of at least MIN_TIMED_CPU
-                cpu, repeats = timed_cpu(res.cpu_time, lambda m=method, h=h, n=n: _simulate(
-                    p, m, h, n, lambda _f: None).cpu_time)
+                def again(m: str = method, h: float = h, n: int = n) -> float:
+                    return _simulate(p, m, h, n, lambda _f: None).cpu_time
+
+                cpu, repeats = timed_cpu(res.cpu_time, again)
             runs.append({
                 "method": method, "h": h, "steps": res.steps, "status": res.status, "message": res.message,
                 "error": error, "error_final": final, "compared": compared,

@@ -337,9 +337,10 @@ def _axis_limit(r: np.ndarray, direction: complex) -> float:
     re_, im_ = P(coeffs.real), P(coeffs.imag)
     E = re_ * re_ + im_ * im_ - 1.0  # |R|^2 - 1 along the ray, a real polynomial in y
     scale = max(1.0, float(np.abs(E.coef).max()))
-    roots = sorted(z.real for z in E.roots() if abs(z.imag) <= 1e-7 * max(1.0, abs(z)) and z.real > 1e-9)
+    found = np.asarray(E.roots(), dtype=complex)
+    roots = sorted(float(z.real) for z in found if abs(z.imag) <= 1e-7 * max(1.0, abs(z)) and z.real > 1e-9)
     lo = 0.0
-    for hi in [*roots, np.inf]:
+    for hi in [*roots, float("inf")]:
         mid = 0.5 * (lo + hi) if np.isfinite(hi) else 2.0 * lo + 1.0
         if E(mid) > 1e-12 * scale:
             return lo
