@@ -283,6 +283,7 @@ def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
     cache = run_cache()
     token = who["token"]
     pre = admitted == token
+    prior = None if pre else cache.job_state(token)
     cache.mark_job(token, "started")
     try:
         lim = limits.Limits.from_env()
@@ -291,7 +292,13 @@ def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
                              on_wait=lambda waited: show(None, f"Waiting for a free slot on the server "
                                                                f"({waited:.0f} s)…")):
             if not pre:
-                consume(token)
+                try:
+                    consume(token)
+                except limits.LimitError:
+                    # Celery delivers a task again when its worker process died (acks_late): a job that started
+                    # and never finished may run once more, within the same slots; a finished one never again
+                    if prior != "started":
+                        raise
             yield Job(show, lim, who["session"])
     finally:  # not reached when the process is killed: watch_for_dead_jobs then reports the job as dead
         cache.mark_job(token, "finished")

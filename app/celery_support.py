@@ -2,7 +2,7 @@
 
 When ``REDIS_URL`` is set (e.g. ``redis://127.0.0.1:6379/0``), background callbacks run on Celery workers
 started with ``celery -A app.worker:celery_app worker``; otherwise on the local DiskcacheManager
-(:func:`app.config.background_manager`). Web and workers must run the same code: Dash names the tasks by a
+(:func:`app.job_manager.background_manager`). Web and workers must run the same code: Dash names the tasks by a
 hash of the callback source.
 """
 

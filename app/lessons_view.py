@@ -92,8 +92,8 @@ def figure(chart: Mapping[str, Any], presenter: bool = False) -> go.Figure:
         if values.size:
             # the reference lines are inside the range too: a line's label never stands where no line is drawn
             marks = [abs(line["y"]) for line in chart.get("hlines", []) if line["y"]]
-            low = max(float(np.log10(min(values.min(), *marks))), -17.0) - 0.3
-            high = float(np.log10(max(values.max(), *marks))) + 0.5
+            low = max(float(np.log10(min([values.min(), *marks]))), -17.0) - 0.3
+            high = float(np.log10(max([values.max(), *marks]))) + 0.5
             fig.update_yaxes(range=[low, high])
             if presenter:  # whole decades, at most LABELLED_DECADES labels: a projector's class reads them
                 fig.update_yaxes(dtick=max(1, int(np.ceil((high - low) / LABELLED_DECADES))))

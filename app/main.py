@@ -12,7 +12,7 @@ import json
 import dash
 from dash import Dash, Input, Output, clientside_callback, dcc, html
 
-from app import celery_support, config, health, security
+from app import celery_support, config, health, job_manager, security
 
 CACHE_DIR = config.cache_dir()
 CODE_VERSION = config.code_version()
@@ -23,7 +23,7 @@ def _code_version() -> str:
     return CODE_VERSION
 
 
-BACKGROUND = config.background_manager(CACHE_DIR, cache_by=[_code_version])
+BACKGROUND = job_manager.background_manager(CACHE_DIR, cache_by=[_code_version])
 # the Celery app of the scale-out path (None with diskcache); `celery -A app.worker:celery_app worker` uses it
 CELERY_APP = getattr(BACKGROUND, "handle", None) if celery_support.redis_url() else None
 

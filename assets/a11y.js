@@ -21,14 +21,20 @@
       const trigger = proxy.parentElement && proxy.parentElement.querySelector('button.dash-dropdown');
       if (trigger && !trigger.disabled) trigger.setAttribute('tabindex', '0');
     });
+    // a dropdown's list is a real listbox of options (its popover): only RadioItems / Checklist lists change
+    const inDropdown = (el) => el.closest('.dash-dropdown-options, .dash-dropdown-content');
     root.querySelectorAll('.dash-options-list[role="listbox"]').forEach((list) => {
-      if (!list.querySelector('input')) return;
+      if (inDropdown(list) || !list.querySelector('input')) return;
       list.setAttribute('role', list.querySelector('input[type="radio"]') ? 'radiogroup' : 'group');
       const text = labelOf(list);
       if (text && !list.getAttribute('aria-label')) list.setAttribute('aria-label', text);
     });
     root.querySelectorAll('.dash-options-list label[role="option"], .dash-options-list label[aria-selected]')
-      .forEach((option) => { option.removeAttribute('role'); option.removeAttribute('aria-selected'); });
+      .forEach((option) => {
+        if (inDropdown(option)) return;
+        option.removeAttribute('role');
+        option.removeAttribute('aria-selected');
+      });
     // inputs whose label cannot point at them (pattern-matching ids, a slider's own number box): their field's
     root.querySelectorAll('input:not([type="hidden"]):not([aria-label]):not([aria-labelledby])').forEach((input) => {
       if (input.labels && input.labels.length) return;

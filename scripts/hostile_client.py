@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import itertools
 import json
+import random
 import sys
 import threading
 import time
@@ -166,9 +168,13 @@ def _run_keys(c: Client) -> dict:
     return c.props.get("run-keys", ("", {}))[1].get("data") or {}
 
 
+_T_END_SEED = itertools.count(random.randrange(400))
+
+
 def _fresh_t_end() -> float:
-    """An end time no earlier replay cached (a cached run is answered at once, without a job request)."""
-    return round(5.0 + (time.time_ns() // 1000) % 4_000_000 / 1e6, 6)
+    """An end time no earlier replay cached (a cached run is answered at once, without a job request), on the
+    grid of the default step h = 0.01 s (a t_end between two multiples of h is refused)."""
+    return round(5.0 + next(_T_END_SEED) % 400 * 0.01, 2)
 
 
 def _triggered_by(ident: str, prop: str):

@@ -100,9 +100,7 @@ def simulate(
     request = {"benchmark": benchmark, "method": method, "h": h, "t_end": t_end,
                "params": None if params is None else dict(params) if isinstance(params, Mapping) else params,
                "options": None if options is None else dict(options) if isinstance(options, Mapping) else options,
-               "max_samples": max_samples, "save_every": save_every,
-               "save_at": None if save_at is None else np.asarray(save_at, dtype=float).tolist()
-               if np.ndim(save_at) == 1 else save_at}
+               "max_samples": max_samples, "save_every": save_every, "save_at": save_at}
     _check_benchmark(benchmark)
     _check_method(method)
     if not applies(method, benchmark):
@@ -120,6 +118,8 @@ def simulate(
             "increase h or shorten t_end"
         )
     plan = driver.save_plan(n_total, h, max_samples, save_every, save_at)
+    if save_at is not None:  # recorded as the validated times (plain floats), once save_plan has checked them
+        request["save_at"] = np.asarray(save_at, dtype=float).tolist()
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be callable or None, got {progress!r}")
     bench = BENCHMARKS[benchmark]

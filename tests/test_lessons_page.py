@@ -62,7 +62,9 @@ def test_every_lesson_runs_its_demo_and_draws_its_annotated_charts(page, live_se
     times = {}
     for lid, lesson in lessons.LESSONS.items():
         times[lid] = _open(page, live_server, lesson=lid)
-        assert page.locator("#lessons-body .lesson-chart").count() == lesson.n_charts
+        # one chart per chart step, and the Try-it step's own copy of the first (redrawn in place on a rerun)
+        assert page.locator("#lessons-body .lesson-chart").count() == lesson.n_charts + 1
+        assert page.locator("#lessons-try-chart").count() == 1
         assert _annotations(page), lid  # arrows, spans and reference lines placed from the data
         assert page.locator(".lesson-claims li.claim").count() >= 2
         assert page.locator(".lesson-claims li.claim-no").count() == 0
@@ -178,48 +180,3 @@ def _wrong_frames(frames: list[dict], titles: dict[str, str]) -> list[tuple[floa
             wrong.append((nxt["t"] - f["t"], f))
     return wrong
 
-
-@pytest.mark.parametrize("interval_ms", [100, 500])
-def test_presenter_fast_keys_never_show_another_steps_content(browser, live_server, interval_ms, record_property):
-    """Arrow keys every 100 ms (10 per second) and every 0.5 s through every lesson in presenter mode: in no frame
-    is the visible step another lesson's or another step's for more than 100 ms in a row, and at each settled step
-    the title, the chart ids and the step belong to the lesson and step in the counter."""
-    titles = {lid: f"{i + 1}. {lesson.title}" for i, (lid, lesson) in enumerate(lessons.LESSONS.items())}
-    sizes = {lid: 3 + lesson.n_charts for lid, lesson in lessons.LESSONS.items()}
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
-        _open(page, live_server, lesson="energy", present=1)
-        page.evaluate(RECORD_FRAMES_JS)
-        presses = sum(sizes.values()) - 1
-        for _ in range(presses):
-            page.keyboard.press("ArrowRight")
-            page.wait_for_timeout(interval_ms)
-        last = list(lessons.LESSONS)[-1]
-        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
-                               f"'Step {sizes[last]} of {sizes[last]}'", timeout=30_000)
-        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
-        page.wait_for_timeout(300)
-        frames = page.evaluate("() => window.__frames")
-        wrong = _wrong_frames(frames, titles)
-        # a wrong state may last at most 100 ms in a row (the frames between a store change and its rendering)
-        runs, run = [], 0.0
-        for f, nxt in itertools.pairwise(frames):
-            bad = any(w[1] is f for w in wrong)
-            run = run + (nxt["t"] - f["t"]) if bad else 0.0
-            runs.append(run)
-        assert max(runs, default=0.0) <= 100.0, [w for w in wrong if w[0] > 0][:5]
-        # a chart is drawn at its final width from the first frame it is on the screen (none drawn narrow first)
-        narrow = [f for f in frames if f["width"] is not None and not 0.9 <= f["width"] <= 1.01]
-        assert not narrow, narrow[:3]
-        # every step of every lesson was on the screen, the right one, at some frame
-        seen = {(f["lesson"], f["step"]) for f in frames if not any(w[1] is f for w in wrong)}
-        assert seen >= {(lid, k) for lid, n in sizes.items() for k in range(n)}, sorted(
-            {(lid, k) for lid, n in sizes.items() for k in range(n)} - seen)
-        # settled: the last step of the last lesson, its own try-it chart
-        final = frames[-1]
-        assert (final["lesson"], final["step"], final["title"]) == (last, sizes[last] - 1, titles[last])
-        record_property("frames", f"{len(frames)} frames, {len(wrong)} in a wrong state, longest "
-                                  f"{max(runs, default=0.0):.0f} ms")
-    finally:
-        context.close()

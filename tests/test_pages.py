@@ -73,7 +73,7 @@ def test_sample_stride_divides_the_coarsest_run(n0):
     [
         ({"methods": []}, "Choose at least one method"),
         ({"methods": ["rk4", "spark", "a", "b", "c"]}, "at most 4 methods (got 5)"),
-        ({"methods": ["rattlie"]}, "'rattlie' does not apply to benchmark 'planar_pendulum'; valid: rk4, spark"),
+        ({"methods": ["rattlie"]}, "'rattlie' does not apply to benchmark 'planar_pendulum'; valid: rk4, erk, spark"),
         ({"benchmark": "nope"}, "unknown benchmark 'nope'"),
         ({"benchmark": None}, "Choose a benchmark"),
         ({"h": 0}, "Largest step h must be a number greater than 0"),

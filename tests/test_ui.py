@@ -139,34 +139,6 @@ def test_one_h1_lang_and_every_input_labelled(laptop, live_server, name):
     assert not unlabelled, unlabelled
 
 
-def test_laptop_chart_titles_are_whole_and_name_the_benchmark(laptop, live_server):
-    """1366 x 768 after a run: every chart's title lies inside its chart, clear of the toolbar, and the
-    trajectories chart names the benchmark by its title."""
-    laptop.goto(live_server + "?benchmark=pendulum_3d&methods=rk4,rattlie&h=0.01&t_end=2")
-    laptop.wait_for_selector("#run-energy-graph .main-svg")
-    laptop.click("#run-start")
-    laptop.wait_for_selector("#run-status .status-done", timeout=DEMO_TIMEOUT_MS)
-    laptop.wait_for_timeout(500)
-    boxes = laptop.evaluate("""() => [...document.querySelectorAll('.charts .js-plotly-plot')].map(gd => {
-        const g = gd.getBoundingClientRect(), t = gd.querySelector('.gtitle');
-        const bar = gd.querySelector('.modebar');
-        const r = t ? t.getBoundingClientRect() : null, m = bar ? bar.getBoundingClientRect() : null;
-        return {id: gd.parentElement.id || gd.id, text: t ? t.textContent : '', graph: [g.top, g.left, g.right],
-                title: r && [r.top, r.bottom, r.left, r.right], bar: m && m.width ? [m.top, m.bottom, m.left, m.right]
-                : null}; })""")
-    titled = [b for b in boxes if b["title"]]
-    assert titled, boxes
-    for b in titled:
-        top, bottom, left, right = b["title"]
-        assert top >= b["graph"][0] - 0.5 and left >= b["graph"][1] - 0.5 and right <= b["graph"][2] + 0.5, b
-        if b["bar"]:
-            bt, bb, bl, br = b["bar"]
-            assert bottom <= bt or top >= bb or right <= bl or left >= br, b
-    trajectory = next(b for b in titled if b["text"].startswith("Trajectories"))
-    assert "3D pendulum" in trajectory["text"] and "pendulum_3d" not in trajectory["text"], trajectory
-    _screenshot(laptop, "laptop-run.png")
-
-
 def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
     laptop.goto(live_server)
     laptop.wait_for_selector("#run-energy-graph .main-svg")

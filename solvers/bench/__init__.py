@@ -15,7 +15,6 @@ load time in a second new process that reuses that cache ("cached").
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
@@ -27,6 +26,7 @@ from typing import Any
 
 from .. import api
 from ..registry import BENCHMARKS, METHODS, applies
+from .measured_on import machine
 
 _WARM = (
     "import time; t = time.perf_counter(); import solvers; solvers.warmup(False); "
@@ -85,19 +85,6 @@ def seed_runs(repeat: int) -> list[dict[str, Any]]:
                 out.append({"benchmark": bench, "method": m, "h": h, "steps": res[0].steps,
                             "cpu_ms": 1e3 * min(r.cpu_time for r in res), "status": res[0].status})
     return out
-
-
-def machine() -> str:
-    """The date, machine and load a measurement was taken on, in one line (docs/performance.md's tables)."""
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError, StopIteration), open("/proc/cpuinfo") as info:
-        cpu = next(line for line in info if line.startswith("model name")).split(":", 1)[1].strip()
-    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    import numba
-    import numpy
-
-    return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}, {os.cpu_count()} cores{load}; "
-            f"Python {platform.python_version()}, numba {numba.__version__}, numpy {numpy.__version__}")
 
 
 def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat: int) -> str:

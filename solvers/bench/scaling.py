@@ -402,7 +402,7 @@ def plot(out: dict[str, Any], path: str | Path) -> Path:
 def format_markdown(out: dict[str, Any]) -> str:
     """The tables of :func:`format_table` as Markdown (docs/performance.md), headed by the date, machine and
     load; its header lines become a paragraph and its footnotes a list."""
-    from . import machine
+    from .measured_on import machine
 
     text = format_table(out).split("\n")
     head = [line[2:] for line in text if line.startswith("# ")]
