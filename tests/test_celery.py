@@ -161,7 +161,7 @@ def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    assert cpu <= 0.3, f"the healthcheck took {cpu:.2f} CPU-s"
+    assert cpu <= 1.0, f"the healthcheck took {cpu:.2f} CPU-s"  # importing the app or solvers would take several
     old = time.time() - 120
     os.utime(heartbeat, (old, old))  # as if the worker had stopped two minutes ago (it rewrites it within 10 s)
     stale = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT, env=ENV,
@@ -180,7 +180,8 @@ def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
     assert gone.returncode == 1 and "does not answer" in gone.stderr, gone.stderr
 
 
-LONG_ENOUGH = {"benchmark": "spatial_double_pendulum", "methods": "rattlie", "h": "1e-4", "t_end": "15"}  # seconds
+# 1.5M steps (about 2 s of rattlie): still running when the tests act on it, now that a step takes about 1.2 us
+LONG_ENOUGH = {"benchmark": "spatial_double_pendulum", "methods": "rattlie", "h": "1e-4", "t_end": "150"}
 
 
 def _start_job(page, url: str) -> None:
