@@ -147,7 +147,7 @@ def test_cancel_through_celery(page, celery_server, record_property):
 
 
 def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
-    """`python -m app.worker_health` (the compose healthcheck): healthy with the running worker at <= 0.3 CPU-s
+    """`python -m app.worker_health` (the compose healthcheck): healthy with the running worker at <= 1 CPU-s
     (no Celery, app or kernel import); unhealthy, with the reason, once the heartbeat is stale or Redis is gone."""
     import resource
 
