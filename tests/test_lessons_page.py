@@ -7,7 +7,6 @@ Screenshots for docs/lessons.md: ``INTEGRATOR_LAB_SCREENSHOTS=docs/img pytest te
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from pathlib import Path
@@ -139,44 +138,3 @@ def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
     assert max(times.values()) <= 1.0, times
     # a whole page load is reported, not bounded: most of it is the browser booting Dash (client-bound, 0.5-0.7 s
     # here on a quiet machine, 1.3 s once under the loaded CI run); the server's part is the switch above
-
-
-# every animation frame: the counter, the lesson the page is at (the body's for-<id> class) and the visible step's
-# own lesson and step (data-lesson, data-step), its title and the ids of the charts in it
-RECORD_FRAMES_JS = """() => {
-    window.__frames = [];
-    const sample = () => {
-        const body = document.getElementById('lessons-body');
-        if (body) {
-            const m = body.className.match(/step-(\\\\d+) for-(\\\\S+)/);
-            const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
-                                                         && getComputedStyle(c).visibility !== 'hidden');
-            const svg = visible[0] && visible[0].querySelector('.main-svg');
-            const v = visible[0];
-            window.__frames.push({
-                t: performance.now(), position: document.getElementById('lessons-position').textContent,
-                step: m && Number(m[1]), lesson: m && m[2], n_visible: visible.length,
-                shown_lesson: v ? v.dataset.lesson : null, shown_step: v ? Number(v.dataset.step) : null,
-                title: document.querySelector('#lessons-body .lesson-title')?.textContent || '',
-                charts: v ? [...v.querySelectorAll('[data-chart]')].map(e => e.dataset.chart) : [],
-                // a drawn chart's width as a share of its step's (1: drawn at its final width)
-                width: svg ? svg.getBoundingClientRect().width / v.getBoundingClientRect().width : null,
-            });
-        }
-        requestAnimationFrame(sample);
-    };
-    requestAnimationFrame(sample);
-}"""
-
-
-def _wrong_frames(frames: list[dict], titles: dict[str, str]) -> list[tuple[float, dict]]:
-    """Frames where the visible step is not the one the counter and the page's lesson name: (how long, frame)."""
-    wrong = []
-    for f, nxt in itertools.pairwise(frames):
-        ok = (f["n_visible"] == 1 and f["shown_lesson"] == f["lesson"] and f["shown_step"] == f["step"]
-              and f["position"].startswith(f"Step {f['step'] + 1} of ") and f["title"] == titles[f["lesson"]]
-              and all(c.startswith(f["lesson"] + "-") for c in f["charts"]))
-        if not ok:
-            wrong.append((nxt["t"] - f["t"], f))
-    return wrong
-
