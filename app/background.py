@@ -36,13 +36,16 @@ import hashlib
 import json
 import logging
 import math
+import os
 import re
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import psutil
 from dash import Input, Output, State, callback, clientside_callback, no_update
 
 import solvers
@@ -284,7 +287,7 @@ def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
     token = who["token"]
     pre = admitted == token
     prior = None if pre else cache.job_state(token)
-    cache.mark_job(token, "started")
+    cache.mark_job(token, _started_here())
     try:
         lim = limits.Limits.from_env()
         with limits.job_slot(config.cache_dir(), None if pre else who["session"], lim,
@@ -295,13 +298,32 @@ def page_job(request: Mapping[str, Any], show: Show) -> Iterator[Job]:
                 try:
                     consume(token)
                 except limits.LimitError:
-                    # Celery delivers a task again when its worker process died (acks_late): a job that started
-                    # and never finished may run once more, within the same slots; a finished one never again
-                    if prior != "started":
+                    # Celery delivers a task again when its worker process died (acks_late): a job whose process
+                    # is gone without finishing may run once more; a finished one, or a replay while the first
+                    # still runs, never
+                    if not _died_unfinished(prior):
                         raise
             yield Job(show, lim, who["session"])
     finally:  # not reached when the process is killed: watch_for_dead_jobs then reports the job as dead
         cache.mark_job(token, "finished")
+
+
+def _started_here() -> str:
+    """The job state "started" with the process that runs it (host and pid), for :func:`_died_unfinished`."""
+    return f"started {socket.gethostname()} {os.getpid()}"
+
+
+def _died_unfinished(state: str | None) -> bool:
+    """True when ``state`` says a job started and its process is gone (on this host) without finishing it."""
+    parts = (state or "").split()
+    if len(parts) != 3 or parts[0] != "started" or not parts[2].isdigit():
+        return False
+    if parts[1] != socket.gethostname():  # another host's worker: its liveness is not ours to see
+        return False
+    try:
+        return psutil.Process(int(parts[2])).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 def job_died(request: Mapping[str, Any] | None, cancels: int | None, current: object) -> bool:

@@ -246,3 +246,30 @@ def test_a_job_started_while_the_kernels_compile_says_why_it_is_slow(monkeypatch
     assert background.starting("Running…") == f"Running… ({background.COMPILING})"
     monkeypatch.setattr(solvers.api, "kernels_ready", lambda: True)
     assert background.starting("Running…") == "Running…"
+
+
+def test_a_replay_while_the_job_runs_is_refused_and_a_dead_workers_redelivery_runs(tmp_path, monkeypatch):
+    """Outside the web process's admission (the Celery path) a request runs once: sent again while its job still
+    runs it is refused; only a job whose process died unfinished (Celery's redelivery after a killed worker) may
+    run once more."""
+    import multiprocessing
+
+    from app import background
+
+    server = _meta_server(tmp_path, monkeypatch, MAX_SESSION_JOBS="4", MAX_CLIENT_JOBS="4")
+    request = server.test_client().get("/meta").json
+    with background.page_job(request, lambda f, t: None):
+        with pytest.raises(limits.LimitError, match="already run once"), \
+                background.page_job(request, lambda f, t: None):
+            pass
+    with pytest.raises(limits.LimitError, match="already run once"), background.page_job(request, lambda f, t: None):
+        pass  # finished: never again
+    gone = multiprocessing.get_context("spawn").Process(target=int)
+    gone.start()
+    gone.join(30)
+    again = server.test_client().get("/meta").json
+    background.consume(again["token"])  # its first delivery used the token, then its worker died mid-job
+    background.run_cache().mark_job(again["token"], f"started {background.socket.gethostname()} {gone.pid}")
+    with background.page_job(again, lambda f, t: None):
+        pass
+    background.run_cache.cache_clear()

@@ -34,6 +34,7 @@ METHOD_LABELS = ("Lie-alpha", "DH", "RL")  # the three methods of the seed's Fig
 AGREE_TOL = 0.01  # m: "nearly coincide" in Fig. 3 = within 1 cm (a line width at the figure's 2 m scale)
 FAR_FACTOR = 3.0  # "far more" energy fluctuation = at least 3 times
 ZOOM = (7.5, 10.0)  # s: the time window of the seed's Fig. 5 zoom
+CLEAR_RATIO = 0.8  # "keeps energy better": max |E - E0| at least 20 % lower (and lower in every fifth of the run)
 DRIFT_FRACTION = 0.1  # "basically stable": fitted energy drift over the run below 10 % of max |E - E0|
 
 
@@ -111,11 +112,16 @@ def _dh_stable(runs: Mapping[str, Result]) -> Verdict:
 def _rl_vs_dh(runs: Mapping[str, Result]) -> Verdict:
     ev = summary_ratio("max_energy_error", ("RL",), ("DH",), -math.inf, "max |E - E0| (J)")
     text, _, vals = ev(runs)
-    ok = bool(vals["ratio"] < 1.0)
     w = {lab: energy_windows(runs[lab]) for lab in ("RL", "DH")}
     better = sum(a < b for a, b in zip(w["RL"], w["DH"], strict=True))
     vals["window_maxima"] = w
-    return text + f"; RL lower in {better} of {len(w['RL'])} fifths of the run", ok, vals
+    # "better" is a clear margin that holds throughout, not a few per cent whose sign flips between windows
+    ok = bool(vals["ratio"] <= CLEAR_RATIO and better == len(w["RL"]))
+    text += f"; RL lower in {better} of {len(w['RL'])} fifths of the run"
+    if not ok and vals["ratio"] < 1.0:
+        text += (f" (a tie: better means a ratio of at most {CLEAR_RATIO:g} in the maximum and lower in every "
+                 "fifth)")
+    return text, ok, vals
 
 
 def _joint_a_max(res: Result) -> float:
@@ -207,7 +213,8 @@ SEED000 = Experiment(
               "Fig. 5 (2): DH at h = 1e-3 has very low dissipation and stays basically stable",
               f"|least-squares slope of E - E0| x t_end <= {DRIFT_FRACTION:g} x max |E - E0|", ("DH",), _dh_stable),
         Claim("rl_energy", "RL keeps energy better than DH",
-              "Fig. 5 (3): RL is better than DH at keeping the energy", "max |E - E0| of RL < that of DH",
+              "Fig. 5 (3): RL is better than DH at keeping the energy",
+              f"max |E - E0| of RL <= {CLEAR_RATIO:g} x DH's, and lower in every fifth of the run",
               ("RL", "DH"), _rl_vs_dh),
         Claim("orthogonality", "||I - R R^T|| ~ 1e-14 for all three methods",
               "Fig. 6: the orthogonality errors of Lie-alpha, DH and RL all stay of order 1e-14",
