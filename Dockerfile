@@ -22,9 +22,10 @@ COPY assets ./assets
 RUN pip install -e ".[celery]"
 
 USER lab
-# Compile every numba kernel into NUMBA_CACHE_DIR now, not on the first request. Then give group 0 the owner's
-# rights on the caches, so the image also runs under an arbitrary UID in group 0 (OpenShift: --user 4242:0).
-RUN python -m solvers warmup && chmod -R g=u /var/cache/integrator-lab
+# Compile every numba kernel into NUMBA_CACHE_DIR now, not on the first request, and store every benchmark's
+# default reference beside the run cache (a first Run's error chart then computes none). Then give group 0 the
+# owner's rights on the caches, so the image also runs under an arbitrary UID in group 0 (OpenShift: --user 4242:0).
+RUN python -m solvers warmup && python -m app.warm --references && chmod -R g=u /var/cache/integrator-lab
 
 EXPOSE 8050
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

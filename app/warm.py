@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get(PARENT_ENV, "").isdigit():
         _end_with_parent(int(os.environ[PARENT_ENV]))
     started = time.perf_counter()
+    if "--references" in argv:  # the image build, after `python -m solvers warmup`: the stored references only
+        keys = background.warm_references()
+        print(f"{len(keys)} default runs and their references in {time.perf_counter() - started:.1f} s", flush=True)
+        return 0
     if "--lessons" in argv or "--serve" in argv:  # kernels compiled already (gunicorn, app/gunicorn_conf.py)
         os.nice(10)  # behind the server's requests
         if "--serve" in argv and not background.calibration()["per_step"]:
