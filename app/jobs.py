@@ -133,7 +133,7 @@ def check_params(benchmark: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any]
             errors[str(name)[:40]] = f"unknown parameter {str(name)[:40]!r}; valid: {', '.join(spec) or '(none)'}"
             continue
         try:
-            parsed = parse_value(value, _entry_chars(spec[name].shape))
+            parsed = parse_value(value, _entry_chars(spec[name].largest_shape))
             if parsed is None:
                 continue
             checked = spec[name].validate(name, parsed)

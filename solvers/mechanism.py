@@ -30,13 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from .models import dispatch, rigid
+from .models import rigid
 from .models.base import Benchmark, Model, Param, Scales
 
 MAX_BODIES = 64
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
-REFERENCE_TEXT = ("DOP853 on the methods' own equations (the rigid machinery's index-1 DAE; not independent: a "
-                  "user's mechanism has no other coordinates)")
 
 
 @dataclass(frozen=True)
@@ -227,16 +225,12 @@ def mechanism(name: str, bodies: Sequence[Body | Mapping[str, Any]], joints: Seq
     bench = Benchmark(
         id=name, title=title or f"Your mechanism: {name}", seed="",
         description=(f"{len(bodies)} rigid bodies and {len(joints)} spherical joints (solvers.mechanism); its "
-                     "reference is " + REFERENCE_TEXT + "."),
+                     "reference is DOP853 on the methods' own equations (not independent)."),
         params={}, build=lambda _p: model, default_h=h, default_t_end=t_end, machinery="rigid",
         gravity_direction=tuple(g / np.linalg.norm(g)) if np.any(g) else None)
 
-    def solve(t: np.ndarray, _p: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], np.ndarray, bool]:
-        flat = references.sol._integrate(_rhs(model), model.y0, t)
-        return model.unpack(flat), flat, False
-
     BENCHMARKS[name], MACHINERY[name] = bench, "rigid"
-    references.SOLUTIONS[name] = (solve, "m", REFERENCE_TEXT)
+    references.SOLUTIONS[name] = (lambda t, _p: references.same_equations(model, t), "m", references.NOT_INDEPENDENT)
     references._cached.cache_clear()  # a replaced mechanism of the same name must not meet the old one's reference
     _USER.add(name)
     return bench
@@ -253,22 +247,6 @@ def unregister(name: str) -> None:
         table.pop(name, None)
     references._cached.cache_clear()
     _USER.discard(name)
-
-
-def _rhs(model: Model):
-    """y' = f(t, y) of the model's index-1 DAE for SciPy (the compiled right-hand side bound to its data)."""
-    kind, data = dispatch.pack(model.machinery, model.data)
-    size = dispatch.scratch_size(kind, data)
-    A, b = np.empty((size, size)), np.empty(size)
-    rhs, _ = dispatch.bound(kind, data)
-
-    def f(t: float, y: np.ndarray) -> np.ndarray:
-        ydot = np.empty_like(y)
-        if not rhs(t, np.ascontiguousarray(y), ydot, A, b):
-            raise ValueError("the mechanism's saddle-point system is singular at this state")
-        return ydot
-
-    return f
 
 
 _USER: set[str] = set()  # the names this module registered (the library's registry, not the dashboard's state)

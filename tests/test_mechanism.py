@@ -152,3 +152,55 @@ def test_the_readme_example_runs():
         assert scope["res"].ok and scope["res"].summary["max_constraint_position"] <= 1e-13
     finally:
         solvers.unregister("three_rods")
+
+
+UNEQUAL = {"N": 3, "rod_lengths": [1.0, 0.5, 0.8], "rod_masses": [1.0, 2.0, 0.5]}
+
+
+def test_the_chain_takes_each_rods_length_mass_and_spin_through_the_mechanism_code():
+    """spatial_chain with per-rod lengths and masses moves as the same rods written as a mechanism (one rigid
+    machinery); its reference then says it is not independent. Equal per-rod values give the plain chain's run."""
+    spin = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 2.0, 1.0]]
+    chain = solvers.simulate("spatial_chain", "rattlie", h=1e-3, t_end=0.5, params={**UNEQUAL, "Omega0": spin})
+    p = spatial_chain.BENCHMARK.resolve({**UNEQUAL, "Omega0": spin})
+    lengths, masses, inertias, omega = spatial_chain.per_rod(p)
+    Rs = spatial_chain.initial_rotations(3, p["turn"])
+    bodies = [Body(m, J, R=R, Omega=w) for m, J, R, w in zip(masses, inertias, Rs, omega, strict=True)]
+    joints = [Joint(0, [0, -lengths[0] / 2, 0])] + [
+        Joint(i, [0, -lengths[i] / 2, 0], i - 1, [0, lengths[i - 1] / 2, 0]) for i in range(1, 3)]
+    solvers.mechanism("unequal3", bodies, joints, gravity=(0.0, 0.0, p["g"]))
+    try:
+        mine = solvers.simulate("unequal3", "rattlie", h=1e-3, t_end=0.5)
+        assert np.abs(mine.state["x"] - chain.state["x"]).max() <= 1e-12
+        assert np.abs(mine.state["Omega"] - chain.state["Omega"]).max() <= 1e-12
+    finally:
+        solvers.unregister("unequal3")
+    assert "not independent" in references.reference("spatial_chain", chain.t, chain.params).description
+    plain = solvers.simulate("spatial_chain", "rattlie", h=1e-3, t_end=0.5, params={"N": 3})
+    m, _ = rod_mass_inertia(7850.0, 0.05, 1.0)
+    same = solvers.simulate("spatial_chain", "rattlie", h=1e-3, t_end=0.5,
+                            params={"N": 3, "rod_lengths": [1.0] * 3, "rod_masses": [m] * 3})
+    assert np.array_equal(plain.state["x"], same.state["x"])
+
+
+def test_spinning_equal_rods_keep_the_independent_reference_and_the_order():
+    spin = {"N": 3, "Omega0": [[0.0, 3.0, 0.0], [1.0, 0.0, 0.0], [0.0, -2.0, 0.5]]}
+    runs = [solvers.simulate("spatial_chain", "rattlie", h=h, t_end=0.5, params=spin) for h in (2e-3, 1e-3)]
+    ref = references.reference("spatial_chain", runs[1].t, runs[1].params)
+    assert "Kane" in ref.description
+    assert runs[0].state["Omega"][0, 0, 1] == 3.0  # the spin is the start
+    e = [references.error(r).max() for r in runs]
+    assert abs(np.log2(e[0] / e[1]) - 2.0) <= 0.3, e
+
+
+def test_a_per_rod_list_of_the_wrong_length_is_refused_under_the_form():
+    from app import jobs
+
+    _, errors = jobs.check_params("spatial_chain", {"N": "3", "rod_lengths": "[1, 0.5]"})
+    assert "2 entries for N = 3 rods" in errors[""]
+    _, errors = jobs.check_params("spatial_chain", {"rod_masses": "[1, -2, 1]"})
+    assert "must be > 0" in errors["rod_masses"]
+    _, errors = jobs.check_params("spatial_chain", {"Omega0": "[[1, 2], [3, 4]]"})
+    assert "a row of 3 numbers" in errors["Omega0"]
+    with pytest.raises(ValueError, match="2 entries for N = 3 rods"):
+        solvers.simulate("spatial_chain", "rk4", h=1e-3, t_end=0.01, params={"N": 3, "rod_masses": [1.0, 2.0]})

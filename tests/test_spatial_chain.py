@@ -24,7 +24,7 @@ N = 8
 CHAIN = {"N": N}
 # a general chain: other rod count, arc (clockwise, beyond 90 degrees), rods and gravity
 GENERAL = {"N": 5, "turn": -2.0, "rod_length": 0.7, "rod_radius": 0.03, "g": 3.0}
-DEFAULTS = {k: p.default for k, p in BENCHMARKS["spatial_chain"].params.items()}
+DEFAULTS = {k: p.default for k, p in BENCHMARKS["spatial_chain"].params.items() if p.default is not None}
 # a start the benchmark cannot take (the reference can): tilted rods, spinning about their axes (body y) and
 # across them, so that the gyroscopic terms Omega x J Omega act
 SPINNING = {

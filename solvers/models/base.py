@@ -25,12 +25,15 @@ class Param:
     default: Any
     doc: str
     unit: str = ""
-    shape: tuple[int, ...] = ()
+    shape: tuple[int | None, ...] = ()
     positive: bool = False  # strictly > 0
     nonnegative: bool = False
     kind: str = "real"  # "real" | "integer" | "rotation" (orthogonal, det 1) | "inertia" (symmetric, pos. definite)
     max_abs: float = MAX_ABS_PARAM
     minimum: float | None = None  # the smallest allowed value (scalars)
+    # shape's first entry None: one row per item (per rod of a chain), 1 to max_items rows; the benchmark's build
+    # checks the count against its own (e.g. the chain's N)
+    max_items: int = 64
 
     def validate(self, name: str, value: Any) -> Any:
         """Return the value as float / float array, or raise ValueError naming the problem."""
@@ -40,7 +43,7 @@ class Param:
             raise ValueError(
                 f"parameter {name!r}: {_brief(value)} is not a number{self._shape_text()}"
             ) from None
-        if arr.shape != self.shape:
+        if not self._fits(arr.shape):
             raise ValueError(
                 f"parameter {name!r}: expected {self._shape_text(True)}, got shape {arr.shape} ({_brief(value)})"
             )
@@ -78,10 +81,25 @@ class Param:
                 raise ValueError(f"parameter {name!r}: inertia matrix must be positive definite")
         return float(arr) if self.shape == () else arr
 
+    def _fits(self, shape: tuple[int, ...]) -> bool:
+        if self.shape[:1] != (None,):
+            return shape == self.shape
+        return len(shape) == len(self.shape) and 1 <= shape[0] <= self.max_items and shape[1:] == self.shape[1:]
+
+    @property
+    def largest_shape(self) -> tuple[int, ...]:
+        """The shape of the largest value the parameter takes (max_items rows when their count varies)."""
+        return tuple(self.max_items if n is None else n for n in self.shape)
+
     def _shape_text(self, always: bool = False) -> str:
         if self.shape == ():
             return "a real number" if always else ""
-        return f" an array of shape {self.shape}" if not always else f"an array of shape {self.shape}"
+        if self.shape[:1] == (None,):
+            row = "a number" if len(self.shape) == 1 else f"a row of {self.shape[1]} numbers"
+            text = f"a list of 1 to {self.max_items} entries, {row} each"
+        else:
+            text = f"an array of shape {self.shape}"
+        return f" {text}" if not always else text
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,13 @@ PARAMS = {
     "g": Param(9.81, "gravity along +e3 (seed 000 convention)", "m/s^2", nonnegative=True),
     "turn": Param(float(np.pi / 2), "horizontal arc of the initial chain: the last rod's turn about e3 from the "
                   "first (N = 2, pi/2: seed 000's double pendulum)", "rad", max_abs=2 * np.pi),
+    # per rod (one entry per rod, N in all; empty: every rod as above)
+    "rod_lengths": Param(None, "length of each rod (N entries; empty: rod_length each)", "m", shape=(None,),
+                         positive=True, max_items=MAX_RODS),
+    "rod_masses": Param(None, "mass of each rod (N entries; empty: from the density); the inertia is a solid "
+                        "cylinder's of that mass", "kg", shape=(None,), positive=True, max_items=MAX_RODS),
+    "Omega0": Param(None, "initial body angular velocity of each rod (N rows of 3; empty: at rest)", "rad/s",
+                    shape=(None, 3), max_items=MAX_RODS),
 }
 
 
@@ -51,16 +58,35 @@ def initial_rotations(n: int, turn: float) -> list[np.ndarray]:
     return out
 
 
-def build(p: dict[str, Any]) -> Model:
-    """N rods, joint 0 at rod 0's [0,-l/2,0] fixed at O, joint i joining rod i's [0,-l/2,0] to rod i-1's [0,l/2,0]."""
+def per_rod(p: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
+    """Each rod's length, mass, inertia about its centre (a solid cylinder of the common radius) and initial body
+    angular velocity, from the per-rod parameters where given; ValueError when a list's count is not N."""
     n = int(p["N"])
-    m, J = rod_mass_inertia(p["rod_density"], p["rod_radius"], p["rod_length"])
-    half = p["rod_length"] / 2.0
-    lo, hi = [0.0, -half, 0.0], [0.0, half, 0.0]
-    joints = [(0, lo, -1, [0.0, 0.0, 0.0])] + [(i, lo, i - 1, hi) for i in range(1, n)]
-    data = rigid.make_data([m] * n, [J] * n, np.array([0.0, 0.0, p["g"]]), joints)
-    y0 = rigid.place_bodies(data, initial_rotations(n, p["turn"]), [np.zeros(3)] * n)
-    return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", *(f"P{i + 1}" for i in range(n))))
+    for name in ("rod_lengths", "rod_masses", "Omega0"):
+        if p.get(name) is not None and len(p[name]) != n:
+            raise ValueError(f"parameter {name!r}: {len(p[name])} entries for N = {n} rods; give one per rod")
+    lengths = np.full(n, p["rod_length"]) if p.get("rod_lengths") is None else np.asarray(p["rod_lengths"], float)
+    masses, inertias = [], []
+    for k in range(n):
+        m, J = rod_mass_inertia(p["rod_density"], p["rod_radius"], lengths[k])
+        if p.get("rod_masses") is not None:  # the same cylinder at the given mass: J scales with m
+            m, J = float(p["rod_masses"][k]), J * (float(p["rod_masses"][k]) / m)
+        masses.append(m)
+        inertias.append(J)
+    omega = np.zeros((n, 3)) if p.get("Omega0") is None else np.asarray(p["Omega0"], dtype=float)
+    return lengths, np.array(masses), inertias, omega
+
+
+def build(p: dict[str, Any]) -> Model:
+    """N rods, joint 0 at rod 0's [0,-l0/2,0] fixed at O, joint i joining rod i's [0,-li/2,0] to rod i-1's
+    [0,l(i-1)/2,0] (every li = rod_length unless rod_lengths gives them)."""
+    n = int(p["N"])
+    lengths, masses, inertias, omega = per_rod(p)
+    joints = [(0, [0.0, -lengths[0] / 2, 0.0], -1, [0.0, 0.0, 0.0])] + [
+        (i, [0.0, -lengths[i] / 2, 0.0], i - 1, [0.0, lengths[i - 1] / 2, 0.0]) for i in range(1, n)]
+    data = rigid.make_data(list(masses), inertias, np.array([0.0, 0.0, p["g"]]), joints)
+    y0 = rigid.place_bodies(data, initial_rotations(n, p["turn"]), list(omega))
+    return rods_model(data, y0, lengths, masses, p["g"], ("O", *(f"P{i + 1}" for i in range(n))))
 
 
 BENCHMARK = Benchmark(
@@ -71,7 +97,8 @@ BENCHMARK = Benchmark(
         "N identical steel rods (1 m, r = 5 cm; N = 2 to 64, default 8) joined by spherical joints, the first "
         "pinned at the origin, released at rest from a horizontal quarter-circle arc; gravity along +e3. With "
         "N = 2 it is seed 000's double pendulum; larger N shows how a method's cost grows with the mechanism "
-        "(a hanging rope in the limit). The arc and the defaults are our choice, not a seed's."
+        "(a hanging rope in the limit). Each rod's length, mass and initial angular velocity can be given "
+        "apart. The arc and the defaults are our choice, not a seed's."
     ),
     params=PARAMS,
     build=build,

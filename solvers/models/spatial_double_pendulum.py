@@ -42,21 +42,26 @@ def build(p: dict[str, Any]) -> Model:
     return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", "A", "B"))
 
 
-def rods_model(data: tuple, y0: np.ndarray, length: float, m: float, g: float, names: tuple[str, ...]) -> Model:
-    """The Model of n rods of mass m and the given length joined end to end from a pivot at O (B1, B7): drawn
-    points O and every rod's upper end [0, l/2, 0]; scales from the chain hanging along +e3 (rod i's centre at depth
-    (i + 1/2) l, so the lowest potential is -m g l n^2 / 2)."""
+def rods_model(data: tuple, y0: np.ndarray, length: float | np.ndarray, m: float | np.ndarray, g: float,
+               names: tuple[str, ...]) -> Model:
+    """The Model of n rods (each ``length`` and mass ``m``, or one per rod) joined end to end from a pivot at O (B1,
+    B7): drawn points O and every rod's upper end [0, l/2, 0]; scales from the chain hanging along +e3 (rod i's
+    centre at depth l_0 + ... + l_(i-1) + l_i / 2: for equal rods the lowest potential is -m g l n^2 / 2)."""
     n = data[0].shape[0]
-    tip = np.array([0.0, length / 2.0, 0.0])
+    lengths = np.broadcast_to(np.asarray(length, dtype=float), (n,))
+    masses = np.broadcast_to(np.asarray(m, dtype=float), (n,))
+    tips = np.zeros((n, 3))
+    tips[:, 1] = lengths / 2.0
 
     def points(states: np.ndarray) -> np.ndarray:
         s = rigid.unpack(data, states)
-        ends = s["x"] + np.einsum("nbij,j->nbi", s["R"], tip)  # the upper end of every rod
+        ends = s["x"] + np.einsum("nbij,bj->nbi", s["R"], tips)  # the upper end of every rod
         return np.concatenate([np.zeros((states.shape[0], 1, 3)), ends], axis=1)
 
-    span = n * length
+    span = float(lengths.sum())
+    depth = np.cumsum(lengths) - lengths / 2.0
     return Model("rigid", data, y0, lambda st: rigid.unpack(data, st), points, names,
-                 scales=Scales(span, -m * g * length * n * n / 2.0, 0.01 * span))
+                 scales=Scales(span, -g * float(masses @ depth), 0.01 * span))
 
 
 BENCHMARK = Benchmark(

@@ -155,7 +155,8 @@ def _chain_velocities(R: np.ndarray, Omega: np.ndarray, d: np.ndarray, c: np.nda
 
 
 def spatial_chain_reference(
-    t, N=8, rod_density=7850.0, rod_radius=0.05, rod_length=1.0, g=9.81, turn=0.5 * np.pi, *, R0=None, Omega0=None
+    t, N=8, rod_density=7850.0, rod_radius=0.05, rod_length=1.0, g=9.81, turn=0.5 * np.pi, *, R0=None, Omega0=None,
+    rod_lengths=None, rod_masses=None,
 ):
     """B7 reference in minimal coordinates (N quaternions, N body angular velocities).
 
@@ -171,10 +172,13 @@ def spatial_chain_reference(
     The benchmark's start: the rotations of :func:`spatial_chain_initial_rotations`, at rest (N = 2, turn = pi/2:
     the B1 problem); ``R0`` (N, 3, 3) and ``Omega0`` (N, 3) give any other (the benchmark has no such parameters;
     the tests use them to spin the rods about their axes, which the gyroscopic terms need).
+    Equal rods only: ``rod_lengths`` / ``rod_masses`` (the benchmark's per-rod parameters) must be None.
     Returns dict R (n, N, 3, 3), x (n, N, 3), Omega (n, N, 3), v (n, N, 3).
     """
     t = _times(t)
     N = _chain_count(N)
+    if rod_lengths is not None or rod_masses is not None:
+        raise ValueError("this reference is written for equal rods: rod_lengths and rod_masses must be None")
     if not (rod_density > 0 and rod_radius > 0 and rod_length > 0):
         raise ValueError("rod_density, rod_radius and rod_length must be positive")
     m, J, X_lo, X_hi, _ = spatial_double_pendulum_params(rod_density, rod_radius, rod_length)
