@@ -184,10 +184,18 @@ def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
 LONG_ENOUGH = {"benchmark": "spatial_double_pendulum", "methods": "rattlie", "h": "1e-4", "t_end": "150"}
 
 
-def _start_job(page, url: str) -> None:
+# the job's own progress bar (app.layout.progress_rows) at ``percent`` or more: it computes, past its start-up
+PROGRESS_AT_LEAST = """percent => [...document.querySelectorAll('#run-progress progress')]
+    .some(p => 100 * p.value >= percent)"""
+
+
+def _start_job(page, url: str, percent: float = 0.0) -> None:
+    """Start the long run and wait until its progress bar shows ``percent`` (0: until it is running)."""
     test_browser.open_page(page, test_browser.link(url, **LONG_ENOUGH))
     page.click("#run-start")
     page.wait_for_selector("#run-status .status-running", timeout=30_000)
+    if percent > 0:
+        page.wait_for_function(PROGRESS_AT_LEAST, arg=percent, timeout=60_000)
 
 
 def test_a_killed_worker_process_hands_the_job_on(page, celery_server, record_property):
@@ -198,11 +206,8 @@ def test_a_killed_worker_process_hands_the_job_on(page, celery_server, record_pr
     setup = SETUP["module"]
     log = setup.logs["worker"]
     before = log.read_text(errors="replace").count(" received")
-    _start_job(page, celery_server)
-    deadline = time.monotonic() + 30
-    while log.read_text(errors="replace").count(" received") == before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)  # well into the run
+    _start_job(page, celery_server, percent=5.0)  # received and well into the run
+    assert log.read_text(errors="replace").count(" received") > before
     def cpu() -> dict:  # user CPU seconds of the live pool processes (one may be replaced meanwhile)
         out = {}
         for proc in psutil.Process(setup.procs["worker"].pid).children(recursive=True):
@@ -232,13 +237,12 @@ def test_a_redis_restart_mid_job_gives_a_clear_error(page, tmp_path, record_prop
     setup = Setup(tmp_path)
     try:
         url = setup.up()
-        _start_job(page, url)
-        time.sleep(1.0)
+        _start_job(page, url, percent=2.0)
         t0 = time.monotonic()
         redis = setup.procs["redis"]
         redis.kill()
         redis.wait(10)
-        time.sleep(1.0)
+        time.sleep(1.0)  # the outage itself: Redis stays down for a second before it is started again
         setup.start_redis()
         page.wait_for_selector("#run-status .status-error", timeout=60_000)
         message = page.inner_text("#run-status")
