@@ -259,6 +259,7 @@ def test_a_replay_while_the_job_runs_is_refused_and_a_dead_workers_redelivery_ru
     server = _meta_server(tmp_path, monkeypatch, MAX_SESSION_JOBS="4", MAX_CLIENT_JOBS="4")
     request = server.test_client().get("/meta").json
     with background.page_job(request, lambda f, t: None):
+        assert background.run_cache().job_state(request["token"]).startswith("started ")
         with pytest.raises(limits.LimitError, match="already run once"), \
                 background.page_job(request, lambda f, t: None):
             pass

@@ -531,11 +531,10 @@ def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_s
     page.fill("#papers-t-end", "40")  # never cached by another test; 1.3 s of solver work (2026-11-26)
     page.click("#preset-seed000 button")
     _watch_status(page, "papers-status")
-    running = page.locator("#papers-status .status-running")
-    try:
-        running.filter(has_text=re.compile(r"^Running seed000: \d+ %$")).wait_for(timeout=PROGRESS_TIMEOUT_MS)
+    try:  # the job runs: Dash's running state enables Cancel (its progress text may lag on a loaded machine)
+        page.wait_for_selector("#papers-cancel:not([disabled])", timeout=PROGRESS_TIMEOUT_MS)
     except PlaywrightTimeout:
-        pytest.fail(f"no progress shown; status history: {page.evaluate('window.__statuses')}")
+        pytest.fail(f"the job never showed as running; status history: {page.evaluate('window.__statuses')}")
     with frozen_jobs(live_server.pid) as stopped:  # so short a job could end before the Cancel click lands
         assert stopped, "the job ended before it could be cancelled"
         assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
