@@ -175,8 +175,10 @@ def params_panel(benchmark: str | None, values: Mapping[str, str] | None = None)
     return [html.Div(fields, className="param-grid"), message("run-params-msg")]
 
 
-def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None) -> list:
-    """Per selected method: its description and one field per option (from solvers.describe_method)."""
+def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None,
+                  prefix: str = "run") -> list:
+    """Per selected method: its description and one field per option (from solvers.describe_method); the
+    fields' ids are ``{"type": f"{prefix}-option", "method", "name"}`` (messages ``{prefix}-option-msg``)."""
     values = values or {}
     blocks = []
     for method in methods:
@@ -184,7 +186,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
         fields = []
         for name, o in d["options"].items():
             current = (values.get(method) or {}).get(name, format_value(o["default"]))
-            oid = {"type": "run-option", "method": method, "name": name}
+            oid = {"type": f"{prefix}-option", "method": method, "name": name}
             if o["kind"] == "bool":
                 control = dcc.Dropdown(id=oid, options=["true", "false"], value=current, clearable=False,
                                        className="option-dropdown")
@@ -198,7 +200,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
                 low = "" if o["low"] is None else f"{o['low']:g}"
                 high = "" if o["high"] is None else f"{o['high']:g}"
                 bounds = f" [{low}, {high}]"
-            fields.append(_field(name, control, {"type": "run-option-msg", "method": method, "name": name},
+            fields.append(_field(name, control, {"type": f"{prefix}-option-msg", "method": method, "name": name},
                                  title=o["doc"] + bounds))
         blocks.append(
             html.Div(

@@ -146,10 +146,16 @@ def run_query(spec: Any, benchmark: str, h: float | None = None, t_end: float | 
     return "?" + urlencode(q)
 
 
+def convergence_query(spec: Any, benchmark: str) -> str:
+    """A Convergence page link: erk with this tableau beside rk4 on ``benchmark`` (the page's default steps), its
+    observed order shown next to the order predicted from the tableau (app.convergence.share_query's format)."""
+    return "?" + urlencode({"benchmark": benchmark, "methods": "erk,rk4", "o.erk.tableau": encode(spec)})
+
+
 def check(name: str | None, a_text: str, b_text: str, c_text: str, benchmark: str) -> dict[str, Any]:
     """Everything the page shows for the typed fields: ``errors`` by field, or ``summary``, ``rows``, ``figure``,
-    ``run_href`` and ``share_href``. The typed fields are what counts; they keep the library's name in links when
-    they are that tableau's own text."""
+    ``run_href`` (the Run page is ``/``), ``convergence_href`` and ``share_href``. The typed fields are what
+    counts; they keep the library's name in links when they are that tableau's own text."""
     spec, errors = spec_from_form(CUSTOM, a_text, b_text, c_text)
     if errors:
         return {"errors": errors}
@@ -158,4 +164,6 @@ def check(name: str | None, a_text: str, b_text: str, c_text: str, benchmark: st
     a = tb.analyse(spec)
     return {"errors": {}, "spec": spec, "summary": analysis_summary(a), "rows": order_rows(a),
             "figure": stability_figure(a), "order": a["order"],
-            "run_href": "/run" + run_query(spec, benchmark), "share_href": "/method-lab" + lab_query(spec, benchmark)}
+            "run_href": "/" + run_query(spec, benchmark),
+            "convergence_href": "/convergence" + convergence_query(spec, benchmark),
+            "share_href": "/method-lab" + lab_query(spec, benchmark)}
