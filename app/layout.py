@@ -175,6 +175,12 @@ def params_panel(benchmark: str | None, values: Mapping[str, str] | None = None)
     return [html.Div(fields, className="param-grid"), message("run-params-msg")]
 
 
+def _order_badge(d: Mapping[str, Any]) -> str:
+    """The method's order with its defaults; a tableau's order is its own (named, so a typed one is not misread)."""
+    tableau = (d["options"].get("tableau") or {}).get("default")
+    return f"order {d['order']}" + (f" with the {tableau} tableau" if isinstance(tableau, str) else "")
+
+
 def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None,
                   prefix: str = "run") -> list:
     """Per selected method: its description and one field per option (from solvers.describe_method); the
@@ -205,7 +211,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
         blocks.append(
             html.Div(
                 [
-                    html.Div([html.Strong(d["title"]), html.Span(f"order {d['order']}", className="badge"),
+                    html.Div([html.Strong(d["title"]), html.Span(_order_badge(d), className="badge"),
                               html.Span(f"seed {d['seed']}", className="badge")]),
                     html.P(d["description"], className="description"),
                     html.Div(fields, className="param-grid") if fields else html.P("No options.", className="muted"),

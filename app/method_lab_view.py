@@ -115,9 +115,11 @@ def stability_figure(a: Mapping[str, Any], n: int = 241, marks: Mapping[str, Any
     Z = x[None, :] + 1j * y[:, None]
     mag = np.log10(np.maximum(tb.stability(r, Z), 1e-16))
     fig = go.Figure()
-    fig.add_trace(go.Contour(x=x, y=y, z=mag, contours={"start": -3, "end": 0, "size": 3, "coloring": "fill"},
-                             colorscale=[[0, "#bfdbfe"], [1, "#bfdbfe"]], showscale=False, name="|R(z)| <= 1",
-                             hoverinfo="skip", zmin=-3, zmax=0, line={"color": "#1d4ed8", "width": 2}))
+    # a constraint contour shades the side of the level that fails the constraint: "> 0" shades log10 |R(z)| <= 0
+    # (a filled level contour coloured the whole plane)
+    fig.add_trace(go.Contour(x=x, y=y, z=mag, contours={"type": "constraint", "operation": ">", "value": 0.0},
+                             fillcolor="rgba(37, 99, 235, 0.25)", showscale=False, name="|R(z)| <= 1",
+                             hoverinfo="skip", line={"color": "#1d4ed8", "width": 2}))
     fig.add_trace(go.Scatter(x=[-a["real_limit"], 0, 0], y=[0, a["imag_limit"], -a["imag_limit"]], mode="markers",
                              marker={"color": "#b91c1c", "size": 8}, name="axis limits",
                              hovertemplate="stability limit %{x:.4g} + %{y:.4g} i<extra></extra>"))
