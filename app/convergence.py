@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
-from app import urlstate
+import solvers
+from app import jobs, urlstate
+from solvers import studies
 from solvers.figures import chart_layout
 from solvers.studies import ERROR_FLOOR
 
@@ -30,9 +35,13 @@ def empty_figure(title: str, message: str) -> go.Figure:
 
 
 def method_label(study: dict, method: str) -> str:
-    """Legend name, e.g. ``rk4: order 4.02 (theory 4)``."""
+    """Legend name: the observed (fitted) order and the predicted one, e.g. ``rk4: order 4.02 (predicted 4)``."""
     fit = study.get("fits", {}).get(method, {})
-    return f"{method}: order {_fmt(fit.get('order'), '.2f')} (theory {_fmt(fit.get('theoretical'), 'd')})"
+    return f"{method}: order {_fmt(fit.get('order'), '.2f')} (predicted {_fmt(fit.get('theoretical'), 'd')})"
+
+
+def _order_source(options: Mapping[str, Any] | None) -> str:
+    return " (from its tableau's order conditions)" if options and "tableau" in options else ""
 
 
 def _points(study: dict, method: str, fitted: bool, x_key: str) -> tuple[list, list, list]:
@@ -115,19 +124,111 @@ def table_rows(study: dict | None) -> list[dict]:
     return [{
         "method": r["method"], "h": r["h"], "steps": r["steps"], "status": r["status"],
         "error": _fmt(r["error"]), "cpu_time": _fmt(r["cpu_time"]), "note": r["note"],
-        "href": "/" + urlstate.query_from_form({"benchmark": study["benchmark"], "methods": [r["method"]],
-                                                "h": str(r["h"]), "t_end": str(study["t_final"])}),
+        "href": "/" + urlstate.query_from_form(
+            {"benchmark": study["benchmark"], "methods": [r["method"]], "h": str(r["h"]),
+             "t_end": str(study["t_final"]), "options": _option_texts(study, r["method"])},
+            {"options": {r["method"]: option_defaults(r["method"])}}),
     } for r in study["runs"]]
 
 
+def _option_texts(study: Mapping[str, Any], method: str) -> dict[str, dict[str, str]]:
+    opts = (study.get("options") or {}).get(method) or {}
+    return {method: {k: jobs.format_value(v) for k, v in opts.items()}}
+
+
 def fits_summary(study: dict | None) -> list[str]:
-    """One line per method: fitted and theoretical order."""
+    """One line per method: its options (those not at their defaults), the observed (fitted) order and the
+    predicted one (for the options used: a tableau's from its order conditions)."""
     if not study or study.get("status") != "ok":
         return []
     out = []
     for m, f in study["fits"].items():
-        out.append(f"{m}: fitted order {_fmt(f['order'], '.2f')} over {f['points']} step(s), "
-                   f"theoretical {_fmt(f['theoretical'], 'd')}"
+        opts = (study.get("options") or {}).get(m)
+        out.append(f"{m}" + (f" ({f['options']})" if f.get("options") else "")
+                   + f": observed order {_fmt(f['order'], '.2f')} over {f['points']} step(s), "
+                   f"predicted {_fmt(f['theoretical'], 'd')}" + _order_source(opts)
                    + (" (adaptive: h is only the output spacing, its tolerances set the error)"
                       if f.get("adaptive") else ""))
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the form: its shareable link and the predicted orders
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def option_defaults(method: str) -> dict[str, str]:
+    """A method's options as the form shows their defaults (text)."""
+    return {k: jobs.format_value(o["default"]) for k, o in solvers.describe_method(method)["options"].items()}
+
+
+def initial_form(query: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    """The form a (shared) link asks for: ``benchmark``, ``methods``, ``h``, ``levels``, ``t_end`` and
+    ``options`` ({method: {name: text}}); what is unknown, missing or not a number where one is needed falls back
+    to the defaults (an option's text is kept as given: the form says what is wrong with it)."""
+    form = urlstate.form_from_query(query or {})
+    ids = solvers.benchmarks()
+    benchmark = form.get("benchmark")
+    if benchmark not in ids:
+        benchmark = studies.DEFAULT_BENCHMARK if studies.DEFAULT_BENCHMARK in ids else (ids[0] if ids else None)
+    available = solvers.methods(benchmark) if benchmark else []
+    methods = [m for m in dict.fromkeys(form.get("methods") or []) if m in available][: studies.MAX_METHODS]
+    if not methods:
+        methods = [m for m in studies.DEFAULT_METHODS if m in available] or available[:1]
+    options = {m: {k: v for k, v in (form["options"].get(m) or {}).items() if k in option_defaults(m)}
+               for m in methods}
+    options = {m: o for m, o in options.items() if o}
+    return {"benchmark": benchmark, "methods": methods, "h": _number(form.get("h"), studies.DEFAULT_H),
+            "levels": _number(form.get("levels"), studies.DEFAULT_LEVELS),
+            "t_end": _number(form.get("t_end"), studies.DEFAULT_T_END), "options": options}
+
+
+def _number(text: Any, default: float) -> Any:
+    if text is None:
+        return default
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return default
+    if not np.isfinite(x):
+        return default
+    return int(x) if x.is_integer() and abs(x) < 1e15 else x
+
+
+def check_form_options(benchmark: Any, methods: Any, raw: Mapping[str, Any]
+                       ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The options typed for the selected methods, checked as the Run page checks them (app.jobs.check_options):
+    ({method: resolved options}, errors keyed ``option:METHOD:NAME``)."""
+    if not isinstance(benchmark, str) or benchmark not in solvers.benchmarks() or not isinstance(methods, list):
+        return {}, {}
+    resolved: dict[str, dict[str, Any]] = {}
+    errors: dict[str, str] = {}
+    for m in methods:
+        if not isinstance(m, str) or m not in solvers.methods(benchmark):
+            continue
+        given = raw.get(m) if isinstance(raw.get(m), Mapping) else {}
+        opts, errs = jobs.check_options(m, given, benchmark)
+        errors.update({f"option:{m}:{k}": v for k, v in errs.items()})
+        if not errs:
+            resolved[m] = opts
+    return resolved, errors
+
+
+def share_query(form: Mapping[str, Any]) -> str:
+    """The Convergence page's shareable query (app.urlstate's format plus ``levels``): only options that differ
+    from their defaults are written."""
+    methods = [m for m in form.get("methods") or [] if isinstance(m, str) and m in solvers.methods()]
+    defaults = {"options": {m: option_defaults(m) for m in methods}}
+    return urlstate.query_from_form({**form, "methods": methods}, defaults)
+
+
+def predicted_orders(resolved: Mapping[str, Mapping[str, Any]]) -> str:
+    """One sentence: each method's predicted order for its options (a tableau's from its order conditions)."""
+    parts = []
+    for m, opts in resolved.items():
+        try:
+            order = studies.theoretical_order(m, opts)
+        except ValueError:
+            continue
+        parts.append(f"{m} {order}" + _order_source(opts))
+    return ("Predicted orders: " + ", ".join(parts) + ".") if parts else ""

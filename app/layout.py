@@ -175,8 +175,16 @@ def params_panel(benchmark: str | None, values: Mapping[str, str] | None = None)
     return [html.Div(fields, className="param-grid"), message("run-params-msg")]
 
 
-def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None) -> list:
-    """Per selected method: its description and one field per option (from solvers.describe_method)."""
+def _order_badge(d: Mapping[str, Any]) -> str:
+    """The method's order with its defaults; a tableau's order is its own (named, so a typed one is not misread)."""
+    tableau = (d["options"].get("tableau") or {}).get("default")
+    return f"order {d['order']}" + (f" with the {tableau} tableau" if isinstance(tableau, str) else "")
+
+
+def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]] | None = None,
+                  prefix: str = "run") -> list:
+    """Per selected method: its description and one field per option (from solvers.describe_method); the
+    fields' ids are ``{"type": f"{prefix}-option", "method", "name"}`` (messages ``{prefix}-option-msg``)."""
     values = values or {}
     blocks = []
     for method in methods:
@@ -184,7 +192,7 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
         fields = []
         for name, o in d["options"].items():
             current = (values.get(method) or {}).get(name, format_value(o["default"]))
-            oid = {"type": "run-option", "method": method, "name": name}
+            oid = {"type": f"{prefix}-option", "method": method, "name": name}
             if o["kind"] == "bool":
                 control = dcc.Dropdown(id=oid, options=["true", "false"], value=current, clearable=False,
                                        className="option-dropdown")
@@ -198,12 +206,12 @@ def options_panel(methods: Sequence[str], values: Mapping[str, Mapping[str, str]
                 low = "" if o["low"] is None else f"{o['low']:g}"
                 high = "" if o["high"] is None else f"{o['high']:g}"
                 bounds = f" [{low}, {high}]"
-            fields.append(_field(name, control, {"type": "run-option-msg", "method": method, "name": name},
+            fields.append(_field(name, control, {"type": f"{prefix}-option-msg", "method": method, "name": name},
                                  title=o["doc"] + bounds))
         blocks.append(
             html.Div(
                 [
-                    html.Div([html.Strong(d["title"]), html.Span(f"order {d['order']}", className="badge"),
+                    html.Div([html.Strong(d["title"]), html.Span(_order_badge(d), className="badge"),
                               html.Span(f"seed {d['seed']}", className="badge")]),
                     html.P(d["description"], className="description"),
                     html.Div(fields, className="param-grid") if fields else html.P("No options.", className="muted"),

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import plotly.graph_objects as go
 
+import solvers
+from solvers import linearisation
 from solvers import tableau as tb
 from solvers.tableaus import EXPLICIT
 
@@ -74,24 +77,82 @@ def order_rows(a: Mapping[str, Any]) -> list[dict[str, Any]]:
             for t in a["trees"]]
 
 
-def stability_figure(a: Mapping[str, Any], n: int = 241) -> go.Figure:
-    """|R(z)| <= 1 shaded in the complex plane, with the axis limits marked."""
+@lru_cache(maxsize=32)
+def _eigenvalues(benchmark: str) -> tuple[complex, ...] | str:
+    try:
+        return tuple(complex(x) for x in linearisation.eigenvalues(benchmark))
+    except ValueError as exc:  # too long a state, or a right-hand side that cannot be evaluated there
+        return str(exc)
+
+
+def eigen_marks(benchmark: str) -> dict[str, Any]:
+    """The eigenvalues h lambda of ``benchmark``'s linearised right-hand side at its initial state (default
+    parameters; solvers.linearisation) at its default step h: ``z`` (complex list), ``h``, ``benchmark``, or
+    ``note`` saying why there are none."""
+    if benchmark not in solvers.benchmarks():
+        return {"z": [], "h": None, "benchmark": benchmark, "note": "no benchmark chosen"}
+    h = float(solvers.describe(benchmark)["default_h"])
+    lam = _eigenvalues(benchmark)
+    if isinstance(lam, str):
+        return {"z": [], "h": h, "benchmark": benchmark, "note": lam}
+    return {"z": [h * x for x in lam], "h": h, "benchmark": benchmark, "note": ""}
+
+
+ZERO = 1e-6  # |h lambda| below this is drawn as one mark at 0 (a count in its name)
+
+
+def stability_figure(a: Mapping[str, Any], n: int = 241, marks: Mapping[str, Any] | None = None) -> go.Figure:
+    """|R(z)| <= 1 shaded in the complex plane, with the axis limits marked and, given ``marks``
+    (:func:`eigen_marks`), the benchmark's h lambda as crosses (those at 0 as one, with their count); the plane
+    grows to show them (up to 4 times the region's own extent)."""
     r = np.asarray(a["stability"], dtype=float)
     ext = max(3.0, 1.3 * max(a["real_limit"], a["imag_limit"], 1.0))
+    z = np.asarray((marks or {}).get("z") or [], dtype=complex)
+    if z.size:
+        ext = min(4.0 * ext, max(ext, 1.15 * float(np.abs(z).max())))
     x = np.linspace(-ext, 0.35 * ext, n)
     y = np.linspace(-ext, ext, n)
     Z = x[None, :] + 1j * y[:, None]
     mag = np.log10(np.maximum(tb.stability(r, Z), 1e-16))
     fig = go.Figure()
-    fig.add_trace(go.Contour(x=x, y=y, z=mag, contours={"start": -3, "end": 0, "size": 3, "coloring": "fill"},
-                             colorscale=[[0, "#bfdbfe"], [1, "#bfdbfe"]], showscale=False, name="|R(z)| <= 1",
-                             hoverinfo="skip", zmin=-3, zmax=0, line={"color": "#1d4ed8", "width": 2}))
+    # a constraint contour shades the side of the level that fails the constraint: "> 0" shades log10 |R(z)| <= 0
+    # (a filled level contour coloured the whole plane)
+    fig.add_trace(go.Contour(x=x, y=y, z=mag, contours={"type": "constraint", "operation": ">", "value": 0.0},
+                             fillcolor="rgba(37, 99, 235, 0.25)", showscale=False, name="|R(z)| <= 1",
+                             hoverinfo="skip", line={"color": "#1d4ed8", "width": 2}))
     fig.add_trace(go.Scatter(x=[-a["real_limit"], 0, 0], y=[0, a["imag_limit"], -a["imag_limit"]], mode="markers",
-                             marker={"color": "#b91c1c", "size": 8}, name="axis limits"))
-    fig.update_layout(title=f"Stability region |R(z)| <= 1, R(z) = {poly_text(r)}", xaxis_title="Re(h lambda)",
-                      yaxis_title="Im(h lambda)", height=460, margin={"l": 50, "r": 10, "t": 50, "b": 40},
-                      yaxis={"scaleanchor": "x", "scaleratio": 1}, showlegend=False)
+                             marker={"color": "#b91c1c", "size": 8}, name="axis limits",
+                             hovertemplate="stability limit %{x:.4g} + %{y:.4g} i<extra></extra>"))
+    subtitle = ""
+    if marks is not None:
+        subtitle = _marks(fig, r, z, marks)
+    fig.update_layout(title={"text": f"Stability region |R(z)| <= 1, R(z) = {poly_text(r)}" + subtitle,
+                             "font": {"size": 14}},
+                      xaxis_title="Re(h lambda)", yaxis_title="Im(h lambda)", height=500,
+                      margin={"l": 50, "r": 10, "t": 80 if subtitle else 50, "b": 40},
+                      yaxis={"scaleanchor": "x", "scaleratio": 1}, showlegend=bool(subtitle),
+                      legend={"orientation": "h", "y": -0.15})
     return fig
+
+
+def _marks(fig: go.Figure, r: np.ndarray, z: np.ndarray, marks: Mapping[str, Any]) -> str:
+    """Add the h lambda crosses; the subtitle that says what they are."""
+    bench = marks.get("benchmark")
+    if not z.size:
+        return f"<br><sup>no h lambda marks for {bench}: {marks.get('note') or 'none'}</sup>"
+    zero = np.abs(z) < ZERO
+    out = z[~zero]
+    inside = int(np.count_nonzero(tb.stability(r, out) <= 1.0 + 1e-12)) + int(np.count_nonzero(zero))
+    if out.size:
+        fig.add_trace(go.Scatter(x=out.real.tolist(), y=out.imag.tolist(), mode="markers",
+                                 marker={"symbol": "x", "size": 10, "color": "#111827"}, name="h lambda",
+                                 hovertemplate="h lambda = %{x:.4g} + %{y:.4g} i<extra></extra>"))
+    if zero.any():
+        fig.add_trace(go.Scatter(x=[0.0], y=[0.0], mode="markers", name=f"h lambda = 0 ({int(zero.sum())} of them)",
+                                 marker={"symbol": "x", "size": 10, "color": "#6b7280"},
+                                 hovertemplate=f"{int(zero.sum())} eigenvalues 0<extra></extra>"))
+    return (f"<br><sup>x: h lambda, the {z.size} eigenvalues of {bench}'s linearised right-hand side at its initial "
+            f"state times h = {marks['h']:g} (its default step); {inside} in the region</sup>")
 
 
 def poly_text(r: np.ndarray) -> str:
@@ -146,16 +207,25 @@ def run_query(spec: Any, benchmark: str, h: float | None = None, t_end: float | 
     return "?" + urlencode(q)
 
 
+def convergence_query(spec: Any, benchmark: str) -> str:
+    """A Convergence page link: erk with this tableau beside rk4 on ``benchmark`` (the page's default steps), its
+    observed order shown next to the order predicted from the tableau (app.convergence.share_query's format)."""
+    return "?" + urlencode({"benchmark": benchmark, "methods": "erk,rk4", "o.erk.tableau": encode(spec)})
+
+
 def check(name: str | None, a_text: str, b_text: str, c_text: str, benchmark: str) -> dict[str, Any]:
     """Everything the page shows for the typed fields: ``errors`` by field, or ``summary``, ``rows``, ``figure``,
-    ``run_href`` and ``share_href``. The typed fields are what counts; they keep the library's name in links when
-    they are that tableau's own text."""
+    ``run_href`` (the Run page is ``/``), ``convergence_href`` and ``share_href``. The typed fields are what
+    counts; they keep the library's name in links when they are that tableau's own text."""
     spec, errors = spec_from_form(CUSTOM, a_text, b_text, c_text)
     if errors:
         return {"errors": errors}
     if name in EXPLICIT and fields_of(name) == {"A": a_text, "b": b_text, "c": c_text}:
         spec = name
     a = tb.analyse(spec)
+    marks = eigen_marks(benchmark)
     return {"errors": {}, "spec": spec, "summary": analysis_summary(a), "rows": order_rows(a),
-            "figure": stability_figure(a), "order": a["order"],
-            "run_href": "/run" + run_query(spec, benchmark), "share_href": "/method-lab" + lab_query(spec, benchmark)}
+            "figure": stability_figure(a, marks=marks), "order": a["order"], "marks": marks,
+            "run_href": "/" + run_query(spec, benchmark),
+            "convergence_href": "/convergence" + convergence_query(spec, benchmark),
+            "share_href": "/method-lab" + lab_query(spec, benchmark)}

@@ -2,7 +2,8 @@
 
 ``?benchmark=pendulum_3d&methods=rk4,rattlie&h=0.002&t_end=20&p.m=12&o.rattlie.newton_tol=1e-12``: parameters
 as ``p.NAME``, method options as ``o.METHOD.NAME``, values exactly as typed in the form (numbers, or JSON lists
-for vectors and matrices). Only entries that differ from the defaults are written, so links stay short.
+for vectors and matrices); the Convergence page adds ``levels`` (its number of step sizes). Only entries that
+differ from the defaults are written, so links stay short.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from urllib.parse import parse_qsl, urlencode
 
 
 def form_from_query(query: Mapping[str, Any] | str) -> dict[str, Any]:
-    """The form values a query carries (``benchmark``, ``methods``, ``h``, ``t_end``, ``params``, ``options``).
+    """The form values a query carries (``benchmark``, ``methods``, ``h``, ``t_end``, ``levels``, ``params``,
+    ``options``).
 
     Missing keys are absent from the result; nothing is validated here (the form validates what it shows).
     """
@@ -28,7 +30,7 @@ def form_from_query(query: Mapping[str, Any] | str) -> dict[str, Any]:
             form["benchmark"] = value
         elif key == "methods":
             form["methods"] = [m for m in value.split(",") if m]
-        elif key in ("h", "t_end"):
+        elif key in ("h", "t_end", "levels"):
             form[key] = value
         elif key.startswith("p."):
             form["params"][key[2:]] = value
@@ -49,7 +51,7 @@ def query_from_form(form: Mapping[str, Any], defaults: Mapping[str, Any] | None 
         items.append(("benchmark", str(form["benchmark"])))
     if form.get("methods"):
         items.append(("methods", ",".join(form["methods"])))
-    for key in ("h", "t_end"):
+    for key in ("h", "t_end", "levels"):
         if form.get(key) not in (None, ""):
             items.append((key, f"{form[key]}"))
     param_defaults = defaults.get("params") or {}

@@ -15,8 +15,11 @@ The study (see docs/pages.md):
   diagnostic, seed 002 eq. 17), else :data:`REF_METHOD` at ``h_min / REF_FACTOR``, with its own error estimated
   by a second reference run at twice the step (Richardson: difference / (2^4 - 1)); errors within
   :data:`REF_MARGIN` times that estimate (or below :data:`ERROR_FLOOR`) are shown but not fitted;
+* method options (``options = {method: {name: value}}``, validated as ``simulate`` validates them): every run
+  of that method uses them, an erk or rkmk ``tableau`` included;
 * fitted order: least-squares slope of log(error) against log(h) over the fitted points of each method
-  (at least two), beside the method's theoretical order (``api.describe_method``); for an adaptive method
+  (at least two), beside the order predicted for the options used (``Method.order_of``: for a tableau, the
+  order its order conditions give, ``solvers.tableau.analyse``); for an adaptive method
   ``h`` is only its first/maximum step (the run still saves the end time, and with the exact reference every
   saved sample), so its work-precision curve is the meaningful one;
 * work: the solver's CPU time (``Result.cpu_time``) of each run.
@@ -26,13 +29,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from . import api, references
-from .result import Result
+from .registry import METHODS
+from .result import Result, _plain
 
 MAX_METHODS = 4
 MAX_LEVELS = 6
@@ -76,10 +80,49 @@ def positive(value: Any, label: str) -> float:
     return x
 
 
-def theoretical_order(method: str) -> int | None:
-    """The method's order with its default options (``api.describe_method``)."""
-    order = api.describe_method(method).get("order")
-    return int(order) if isinstance(order, (int, float)) and not isinstance(order, bool) else None
+def theoretical_order(method: str, options: Mapping[str, Any] | None = None) -> int | None:
+    """The method's order with ``options`` (None: its defaults): ``Method.order_of``, which for an erk or rkmk
+    tableau is the order its order conditions give (``solvers.tableau.analyse``), not the default tableau's."""
+    api.describe_method(method)  # an unknown method: ValueError naming the valid ones
+    return int(METHODS[method].order_of(options))
+
+
+def check_options(benchmark: str, methods: list[str], options: Any) -> dict[str, dict[str, Any]]:
+    """``{method: {name: value}}`` -> every study method's options resolved for ``benchmark`` (plain data), as
+    ``simulate`` resolves them (``Method.resolve``: unknown names, out-of-range values and malformed tableaus are
+    refused; a tableau is at most ``solvers.tableau.MAX_STAGES`` stages). ValueError with a sentence otherwise."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError("Method options must be a mapping {method: {option: value}}.")
+    foreign = [str(m)[:40] for m in options if m not in methods]
+    if foreign:
+        raise ValueError(f"Options given for {', '.join(map(repr, foreign))}, which is not among the study's "
+                         f"methods ({', '.join(methods)}).")
+    out: dict[str, dict[str, Any]] = {}
+    for m in methods:
+        given = options.get(m)
+        if given is not None and not isinstance(given, Mapping):
+            raise ValueError(f"The options of {m} must be a mapping {{option: value}}.")
+        try:
+            out[m] = _plain(METHODS[m].resolve(given or {}, benchmark=benchmark))
+        except ValueError as exc:
+            raise ValueError(f"{m}: {exc}") from None
+    return out
+
+
+def options_text(method: str, options: Mapping[str, Any]) -> str:
+    """The options that differ from the method's defaults, short (a typed tableau as its stage count)."""
+    defaults = api.describe_method(method)["options"]
+    parts = []
+    for name, value in options.items():
+        if name in defaults and value == defaults[name]["default"]:
+            continue
+        if name == "tableau" and isinstance(value, Mapping):
+            parts.append(f"tableau: your own, {len(value.get('b') or [])} stages")
+        else:
+            parts.append(f"{name} = {value}")
+    return ", ".join(parts)
 
 
 def is_adaptive(method: str) -> bool:
@@ -99,7 +142,9 @@ def plan(config: dict) -> dict:
     """Validate a study request and return it normalised, with the steps, the runs and their step counts.
 
     Keys: ``benchmark``, ``methods`` (list), ``h`` (the largest step), ``levels`` (number of steps, each half
-    the previous), ``t_end``. Raises ValueError with a message for the user (including the work caps).
+    the previous), ``t_end`` and optional ``options`` ({method: {name: value}}, see :func:`check_options`; the
+    plan holds every method's options resolved in full). Raises ValueError with a message for the user
+    (including the work caps).
     """
     benchmark = config.get("benchmark")
     if not benchmark or not isinstance(benchmark, str):
@@ -119,6 +164,7 @@ def plan(config: dict) -> dict:
     for m in methods:
         if m not in available:
             raise ValueError(f"method {m!r} does not apply to benchmark {benchmark!r}; valid: {', '.join(available)}")
+    options = check_options(benchmark, methods, config.get("options"))
     h = positive(config.get("h"), "Largest step h")
     t_end = positive(config.get("t_end"), "End time")
     levels = config.get("levels")
@@ -155,6 +201,7 @@ def plan(config: dict) -> dict:
     return {
         "benchmark": benchmark,
         "methods": methods,
+        "options": options,
         "h": h,
         "levels": levels,
         "t_end": t_end,
@@ -235,10 +282,12 @@ def timed_cpu(first: float, again: Callable[[], float], minimum: float = MIN_TIM
     return total / runs, runs
 
 
-def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], bool | None]) -> Result:
-    """One run, saving every ``stride * n / n0``-th step: its samples are exactly the common times."""
+def _simulate(p: dict, method: str, h: float, n: int, report: Callable[[float], bool | None],
+              options: Mapping[str, Any] | None = None) -> Result:
+    """One run, saving every ``stride * n / n0``-th step: its samples are exactly the common times (``options``:
+    the method's; the reference run takes none)."""
     return api.simulate(p["benchmark"], method, h=h, t_end=p["t_final"], save_every=p["stride"] * n // p["n0"],
-                            progress=report)
+                        options=options, progress=report)
 
 
 def run_study(config: dict, progress: Progress | None = None) -> dict:
@@ -328,7 +377,7 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
         for h, n in zip(p["hs"], p["steps"], strict=True):
             label = f"{method} at h = {h:.4g}"
             t0 = time.perf_counter()
-            res = _simulate(p, method, h, n, reporter(n, label))
+            res = _simulate(p, method, h, n, reporter(n, label), p["options"][method])
             wall = time.perf_counter() - t0
             done[0] += n
             if res.status == "cancelled" or (progress is not None and progress(min(1.0, done[0] / total), label)
@@ -356,7 +405,7 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
             cpu, repeats = res.cpu_time, 1
             if res.ok:  # a short run's CPU time is timer noise: measured over repeats of at least MIN_TIMED_CPU
                 def again(m: str = method, h: float = h, n: int = n) -> float:
-                    return _simulate(p, m, h, n, lambda _f: None).cpu_time
+                    return _simulate(p, m, h, n, lambda _f: None, p["options"][m]).cpu_time
 
                 cpu, repeats = timed_cpu(res.cpu_time, again)
             runs.append({
@@ -369,8 +418,9 @@ def run_study(config: dict, progress: Progress | None = None) -> dict:
     for method in p["methods"]:
         pts = [r for r in runs if r["method"] == method and r["fitted"]]
         order = fit_order([r["h"] for r in pts], [r["error"] for r in pts])
-        fits[method] = {"order": order, "theoretical": theoretical_order(method), "points": len(pts),
-                        "adaptive": is_adaptive(method)}
+        opts = p["options"][method]
+        fits[method] = {"order": order, "theoretical": theoretical_order(method, opts), "points": len(pts),
+                        "adaptive": is_adaptive(method), "options": options_text(method, opts)}
     problems = [f"{r['method']} at h = {r['h']:.4g}: {r['note']}" for r in runs if r["note"] and r["status"] != "ok"]
     return {
         **p,

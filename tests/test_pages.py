@@ -190,7 +190,7 @@ def test_runs_at_the_reference_accuracy_are_shown_but_not_fitted(monkeypatch, no
     assert s["status"] == "ok" and all(not r["fitted"] for r in s["runs"])
     assert all("reference's accuracy" in r["note"] for r in s["runs"]) and s["fits"]["rk4"]["order"] is None
     fig = conv.order_figure(s)
-    assert [t.name for t in fig.data] == ["rk4: order n/a (theory 4)", "rk4: not fitted"]
+    assert [t.name for t in fig.data] == ["rk4: order n/a (predicted 4)", "rk4: not fitted"]
     assert len(fig.data[1].x) == 3
 
 
@@ -204,7 +204,7 @@ def test_figures_show_fitted_orders_and_work(pendulum_study):
     order = conv.order_figure(pendulum_study)
     names = [t.name for t in order.data if t.showlegend is not False]
     assert names == [conv.method_label(pendulum_study, m) for m in ("rk4", "spark")]
-    assert re.fullmatch(r"rk4: order 4\.\d\d \(theory 4\)", names[0])
+    assert re.fullmatch(r"rk4: order 4\.\d\d \(predicted 4\)", names[0])
     assert order.layout.xaxis.type == "log" and order.layout.yaxis.type == "log"
     work = conv.work_precision_figure(pendulum_study)
     assert [t.name for t in work.data] == ["rk4", "spark"]
@@ -401,7 +401,7 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
     traces = _traces(page, "conv-order-graph")
     fitted = {}
     for t in traces:
-        m = re.fullmatch(r"(\w+): order (\d+\.\d\d) \(theory (\d+)\)", t["name"])
+        m = re.fullmatch(r"(\w+): order (\d+\.\d\d) \(predicted (\d+)\)", t["name"])
         if m:
             assert len(t["x"]) == 3 and t["x"] == pytest.approx([0.01, 0.005, 0.0025])
             assert all(y > 0 for y in t["y"])

@@ -19,7 +19,7 @@ def test_heun_typed_as_fractions_is_order_two_with_its_region():
     assert out["summary"].startswith("Order 2, 2 stages, consistent")
     assert "[-2, 0] of the real axis" in out["summary"] and "nowhere on the imaginary axis" in out["summary"]
     assert [r["holds"] for r in out["rows"]][:4] == ["yes", "yes", "no", "no"] and len(out["rows"]) == 37
-    assert out["figure"].layout.title.text.endswith("R(z) = 1 + z + 0.5 z^2")
+    assert "R(z) = 1 + z + 0.5 z^2<br>" in out["figure"].layout.title.text
     # typed as the library's own text, the links carry the short name
     named = view.check("heun", *view.fields_of("heun").values(), "spatial_double_pendulum")
     assert named["spec"] == "heun" and "o.erk.tableau=heun" in named["run_href"]
@@ -76,3 +76,25 @@ def test_page_layout_and_callbacks():
     assert res[:4] == ("", "", "", "") and "Order 2" in res[4].children
     bad = page.analyse("0 1\n0 0", "1/2 1/2", "", "planar_pendulum", "custom")
     assert "not explicit" in bad[0]
+
+
+def test_stability_figure_marks_the_benchmarks_h_lambda():
+    """planar_pendulum: lambda = +-i sqrt(m g l / J) at theta0 = 0 (solvers.linearisation), drawn at h lambda
+    with h its default step; Heun's region holds no point of the imaginary axis but 0, RK4's reaches 2.83 i."""
+    import math
+
+    import solvers
+
+    h = solvers.describe("planar_pendulum")["default_h"]
+    w = h * math.sqrt(2.0 * 9.81 * 0.6 / 0.48)
+    for name, inside in (("heun", 0), ("rk4", 2)):
+        out = view.check(name, *view.fields_of(name).values(), "planar_pendulum")
+        trace = next(t for t in out["figure"].data if t.name == "h lambda")
+        assert sorted(trace.y) == pytest.approx([-w, w], rel=1e-8) and trace.x == pytest.approx([0, 0], abs=1e-9)
+        title = out["figure"].layout.title.text
+        said = f"the 2 eigenvalues of planar_pendulum's linearised right-hand side at its initial state times h = {h:g}"
+        assert said in title and title.endswith(f"{inside} in the region</sup>")
+    # released horizontal at rest: every eigenvalue 0, drawn as one mark with its count
+    out = view.check(view.CUSTOM, *HEUN, "spatial_double_pendulum")
+    names = [t.name for t in out["figure"].data]
+    assert names[-1] == "h lambda = 0 (36 of them)" and "h lambda" not in names

@@ -1,18 +1,20 @@
 """The convergence page (``/convergence``): methods x step sizes on one benchmark as one background job; error
-against h with fitted orders, and a work-precision diagram. The study is solvers.studies, the figures
-app.convergence, the job plumbing app.background."""
+against h with fitted orders beside the orders predicted for the options used (a typed tableau included), and a
+work-precision diagram. The study is solvers.studies, the figures, link and form checks app.convergence, the job
+plumbing app.background. A shared link (``?benchmark=...&methods=erk,rk4&levels=3&o.erk.tableau=heun``) fills
+the form."""
 
 from __future__ import annotations
 
 import logging
 
 import dash
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
 import solvers
 from app import background, limits
 from app import convergence as conv
-from app.layout import status
+from app.layout import options_panel, status
 from solvers import studies
 
 dash.register_page(__name__, path="/convergence", name="Convergence", title="Integrator Lab: convergence", order=1)
@@ -43,9 +45,11 @@ def _default_methods(available: list[str], current: list[str] | None = None) -> 
     return [m for m in studies.DEFAULT_METHODS if m in available] or available[:1]
 
 
-def layout(**_query) -> html.Div:
+def layout(**query) -> html.Div:
+    """The page; a shared link's query (app.convergence.share_query) fills the form, options included."""
+    form = conv.initial_form(query)
     ids = solvers.benchmarks()
-    benchmark = studies.DEFAULT_BENCHMARK if studies.DEFAULT_BENCHMARK in ids else (ids[0] if ids else None)
+    benchmark = form["benchmark"]
     methods = _methods_for(benchmark)
     controls = html.Div(
         [
@@ -53,13 +57,13 @@ def layout(**_query) -> html.Div:
                 id="conv-benchmark", clearable=False, value=benchmark,
                 options=[{"label": solvers.describe(b).get("title") or b, "value": b} for b in ids])),
             _field(f"Methods (at most {studies.MAX_METHODS})", dcc.Dropdown(
-                id="conv-methods", options=methods, value=_default_methods(methods), multi=True)),
-            _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=studies.DEFAULT_H, step="any",
+                id="conv-methods", options=methods, value=form["methods"], multi=True)),
+            _field("Largest step h [s]", dcc.Input(id="conv-h", type="number", value=form["h"], step="any",
                                                     inputMode="decimal")),
-            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=studies.DEFAULT_LEVELS,
+            _field("Step sizes", dcc.Input(id="conv-levels", type="number", value=form["levels"],
                                                 min=studies.MIN_LEVELS, max=studies.MAX_LEVELS, step=1),
                    f"h, h/2, ... ({studies.MIN_LEVELS}-{studies.MAX_LEVELS})"),
-            _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=studies.DEFAULT_T_END, step="any",
+            _field("End time [s]", dcc.Input(id="conv-t-end", type="number", value=form["t_end"], step="any",
                                              inputMode="decimal")),
             html.Div([html.Button("Run", id="conv-run", n_clicks=0, className="button primary"),
                       html.Button("Cancel", id="conv-cancel", n_clicks=0, disabled=True, className="button")],
@@ -67,6 +71,14 @@ def layout(**_query) -> html.Div:
         ],
         className="controls conv-controls",
     )
+    method_options = html.Details(
+        [html.Summary("Method options (a tableau for erk and rkmk: a library name or your own, see the Method lab)"),
+         html.Div(options_panel(form["methods"], form["options"], prefix="conv"), id="conv-options-panel")],
+        open=bool(form["options"]), id="conv-options",
+    )
+    share = html.Div([html.Span(id="conv-predicted"), html.Span(" "),
+                      dcc.Link("Shareable link to this study", id="conv-share-link", href="/convergence")],
+                     style={"margin": "0.4rem 0 0"})
     about = html.P(
         [
             "Every run ends at the same time T = ceil(t_end / h) h; the error of a run is the maximum over common "
@@ -104,6 +116,8 @@ def layout(**_query) -> html.Div:
         [
             html.H2("Convergence: error against step size and CPU time", style={"margin": "0 0 0.6rem"}),
             controls,
+            method_options,
+            share,
             about,
             progress,
             graphs,
@@ -146,6 +160,54 @@ def update_methods(benchmark, selected):
     return available, _default_methods(available, selected)
 
 
+def _typed_options(items: list) -> dict:
+    """{method: {name: entry}} from the ``ctx`` entries of the option fields (ALL)."""
+    out: dict = {}
+    for item in items if isinstance(items, list) else []:
+        cid = item.get("id") if isinstance(item, dict) else None
+        if isinstance(cid, dict) and isinstance(cid.get("method"), str) and isinstance(cid.get("name"), str):
+            out.setdefault(cid["method"], {})[cid["name"]] = item.get("value")
+    return out
+
+
+def _names(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+@callback(
+    Output("conv-options-panel", "children"),
+    Input("conv-methods", "value"),
+    State({"type": "conv-option", "method": ALL, "name": ALL}, "value"),
+    prevent_initial_call=True,
+)
+def change_methods(methods, _values):
+    """The options of the selected methods, keeping what was typed for methods still selected."""
+    known = solvers.methods()
+    return options_panel([m for m in _names(methods) if m in known], _typed_options(ctx.states_list[0]),
+                         prefix="conv")
+
+
+@callback(
+    Output({"type": "conv-option-msg", "method": ALL, "name": ALL}, "children"),
+    Output("conv-share-link", "href"),
+    Output("conv-predicted", "children"),
+    Input("conv-benchmark", "value"),
+    Input("conv-methods", "value"),
+    Input("conv-h", "value"),
+    Input("conv-levels", "value"),
+    Input("conv-t-end", "value"),
+    Input({"type": "conv-option", "method": ALL, "name": ALL}, "value"),
+)
+def validate(benchmark, methods, h, levels, t_end, _values):
+    """Messages under the option fields (the Run page's checks), the predicted orders, the shareable link."""
+    typed = _typed_options(ctx.inputs_list[5])
+    resolved, errors = conv.check_form_options(benchmark, _names(methods), typed)
+    msgs = [errors.get(f"option:{item['id']['method']}:{item['id']['name']}", "") for item in ctx.outputs_list[0]]
+    form = {"benchmark": benchmark, "methods": _names(methods), "h": h, "levels": levels, "t_end": t_end,
+            "options": typed}
+    return msgs, dash.get_relative_path("/convergence") + conv.share_query(form), conv.predicted_orders(resolved)
+
+
 @callback(
     Output("conv-request", "data"),
     Output("conv-status", "children"),
@@ -157,15 +219,22 @@ def update_methods(benchmark, selected):
     State("conv-levels", "value"),
     State("conv-t-end", "value"),
     State("conv-cancel", "n_clicks"),
+    State({"type": "conv-option", "method": ALL, "name": ALL}, "value"),
     prevent_initial_call=True,
 )
-def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels):
-    """Validate the form (including the work caps); only a valid request reaches the background job."""
+def request_study(_n_clicks, benchmark, methods, h, levels, t_end, cancels, _values):
+    """Validate the form (options as the Run page does, then the work caps); only a valid request reaches the
+    background job, with every method's options resolved in full."""
+    resolved, errors = conv.check_form_options(benchmark, methods, _typed_options(ctx.states_list[-1]))
+    if errors:
+        key, text = next(iter(errors.items()))
+        return no_update, status("error", f"{key.split(':')[1]}: {text}"), 0
     try:
-        p = studies.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end})
+        p = studies.plan({"benchmark": benchmark, "methods": methods, "h": h, "levels": levels, "t_end": t_end,
+                          "options": resolved})
     except ValueError as exc:
         return no_update, status("error", str(exc)), 0
-    study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end")}
+    study = {k: p[k] for k in ("benchmark", "methods", "h", "levels", "t_end", "options")}
     return background.job_request({"study": study}, cancels), \
         status("running", background.starting(
             f"Starting: {len(p['methods']) * p['levels']} runs, {p['total_steps']:,} steps in all…")), 0

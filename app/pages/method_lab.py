@@ -53,7 +53,9 @@ def layout(**query) -> html.Div:
         html.Div(areas, className="controls"),
         html.Div(id="lab-tableau-msg", className="field-msg", role="alert"),
         html.Div(id="lab-summary", role="status", className="status"),
-        html.Div([dcc.Link("Run it beside rk4", id="lab-run-link", href="/run"),
+        html.Div([dcc.Link("Run it beside rk4", id="lab-run-link", href="/"),
+                  html.Span(" · "),
+                  dcc.Link("Convergence study beside rk4", id="lab-conv-link", href="/convergence"),
                   html.Span(" · "),
                   dcc.Link("Shareable link to this tableau", id="lab-share-link", href="/method-lab")],
                  style={"margin": "0.5rem 0"}),
@@ -75,7 +77,7 @@ def fill(name):
 @callback(
     [Output(f"lab-{f}-msg", "children") for f in (*FIELDS, "tableau")],
     Output("lab-summary", "children"), Output("lab-orders", "children"), Output("lab-stability", "figure"),
-    Output("lab-run-link", "href"), Output("lab-share-link", "href"),
+    Output("lab-run-link", "href"), Output("lab-conv-link", "href"), Output("lab-share-link", "href"),
     [Input(f"lab-{f}", "value") for f in FIELDS], Input("lab-benchmark", "value"), State("lab-library", "value"),
 )
 def analyse(a_text, b_text, c_text, benchmark, name):
@@ -84,9 +86,10 @@ def analyse(a_text, b_text, c_text, benchmark, name):
     msgs = [out["errors"].get(f, "") for f in (*FIELDS, "tableau")]
     if out["errors"]:
         return (*msgs, status("error", "Fix the tableau: see the message under its field."), no_update, no_update,
-                no_update, no_update)
+                no_update, no_update, no_update)
     header = html.Tr([html.Th(c, style=_CELL) for c in _COLUMNS])
     body = [html.Tr([html.Td(r[c], style=_CELL) for c in _COLUMNS],
                     style={} if r["holds"] == "yes" else {"color": "#b91c1c"}) for r in out["rows"]]
     table = html.Table([html.Thead(header), html.Tbody(body)], style={"borderCollapse": "collapse"})
-    return (*msgs, status("done", out["summary"]), table, out["figure"], out["run_href"], out["share_href"])
+    return (*msgs, status("done", out["summary"]), table, out["figure"], out["run_href"], out["convergence_href"],
+            out["share_href"])
