@@ -319,7 +319,8 @@ def _run_page_payload(results: list[dict], gravity) -> dict[str, int]:
     kept = figures.default_components(results)
     charts = (figures.trajectory_figure(results, kept), figures.error_figure(results), figures.energy_figure(results),
               figures.constraint_figure(results), figures.orthogonality_figure(results),
-              figures.momentum_figure(results), summary_table(figures.summary_rows(results)), available, kept)
+              figures.momentum_figure(results), figures.reference_note(results),
+              summary_table(figures.summary_rows(results)), available, kept)
     scene = view3d.scene_data(results, gravity)
     return {"charts": len(to_json(charts)), "scene": len(to_json([scene, view3d.scene_figure(scene)]))}
 

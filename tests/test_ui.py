@@ -139,6 +139,57 @@ def test_one_h1_lang_and_every_input_labelled(laptop, live_server, name):
     assert not unlabelled, unlabelled
 
 
+# the longest name a chart title gives a benchmark (solvers.figures.benchmark_name): the hardest case at 1280 px
+LONGEST_NAME = "natural_double_pendulum"
+
+
+@pytest.mark.parametrize(("viewport", "benchmark", "methods"), [
+    ({"width": 1366, "height": 768}, "pendulum_3d", "rk4,rattlie"),
+    ({"width": 1280, "height": 720}, LONGEST_NAME, "rk4,spark"),
+])
+def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_server, viewport, benchmark, methods):
+    """A laptop (1366 x 768) and a projector (1280 x 720) after a run: every chart's title lies inside its chart
+    and clear of its toolbar (its box, shown on hover), the trajectories and energy charts name the benchmark,
+    not its id, and the error chart's reference is said under it."""
+    from solvers.figures import benchmark_name
+
+    context = browser.new_context(viewport=viewport)
+    laptop = context.new_page()
+    try:
+        laptop.goto(live_server + f"?benchmark={benchmark}&methods={methods}&h=0.01&t_end=2")
+        laptop.wait_for_selector("#run-energy-graph .main-svg")
+        laptop.click("#run-start")
+        laptop.wait_for_selector("#run-status .status-done", timeout=DEMO_TIMEOUT_MS)
+        laptop.wait_for_timeout(500)  # the charts' resize to their box
+        boxes = laptop.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(gd => gd.offsetParent).map(gd => {
+            const g = gd.getBoundingClientRect(), t = gd.querySelector('.gtitle');
+            const bar = gd.querySelector('.modebar');
+            const r = t ? t.getBoundingClientRect() : null, m = bar ? bar.getBoundingClientRect() : null;
+            return {id: gd.parentElement.id || gd.id, text: t ? t.textContent : '',
+                    graph: [g.top, g.bottom, g.left, g.right], title: r && [r.top, r.bottom, r.left, r.right],
+                    bar: m && m.width ? [m.top, m.bottom, m.left, m.right] : null}; })""")
+        titled = [b for b in boxes if b["title"]]
+        assert len(titled) >= 6, boxes
+        for b in titled:
+            top, bottom, left, right = b["title"]
+            g_top, g_bottom, g_left, g_right = b["graph"]
+            inside = g_top - 0.5 <= top and bottom <= g_bottom + 0.5 and g_left - 0.5 <= left <= right <= g_right + 0.5
+            assert inside, b
+            if b["bar"]:
+                bt, bb, bl, br = b["bar"]
+                assert bottom <= bt or top >= bb or right <= bl or left >= br, b
+        name = benchmark_name(benchmark)
+        for prefix in ("Trajectories", "Energy error"):
+            chart = next(b for b in titled if b["text"].startswith(prefix))
+            assert chart["text"] == f"{prefix}: {name}", chart
+        assert laptop.inner_text("#run-error-reference").startswith("Reference: ")
+        if viewport["width"] == 1366:
+            _screenshot(laptop, "laptop-run.png")
+    finally:
+        context.close()
+
+
 def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
     laptop.goto(live_server)
     laptop.wait_for_selector("#run-energy-graph .main-svg")
