@@ -247,7 +247,20 @@ def trajectory_figure(results: Sequence[dict], components: Sequence[str]) -> Fig
             if y is not None:
                 fig["data"].append(_trace(t, y, f"{run_label(r)}: {name}", run_color(i), run_label(r), dashes[j % 6]))
     return _time_axis(fig, f"Trajectories: {benchmark_name(runs[0][1].get('benchmark', ''))}",
-                      ", ".join(components))
+                      components_title(components))
+
+
+def components_title(components: Sequence[str], width: int = 30) -> str:
+    """The trajectory chart's y-axis title: the components, one point's coordinates together ("centre of
+    mass.x/y/z"), cut to ``width`` characters with "…" (plotly does not wrap an axis title: a longer one runs past
+    the chart's edge; the legend names every line)."""
+    points: dict[str, list[str]] = {}
+    for name in components:
+        point, dot, axis = name.rpartition(".")
+        key = point if dot and axis in ("x", "y", "z") else name
+        points.setdefault(key, []).append(axis if key == point else "")
+    text = ", ".join(f"{key}.{'/'.join(axes)}" if all(axes) else key for key, axes in points.items())
+    return text if len(text) <= width else text[:width - 1].rstrip(", ") + "…"
 
 
 def benchmark_title(benchmark_id: str) -> str:

@@ -436,3 +436,11 @@ def test_a_new_method_and_option_appear_without_app_changes(monkeypatch):
     _, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
                                       options={"rk4_new": {"gamma": "2"}}))
     assert "outside" in errors["option:rk4_new:gamma"]
+
+
+def test_the_trajectory_axis_title_groups_a_points_coordinates_and_stays_short():
+    assert figures.components_title(["centre of mass.x", "centre of mass.y", "centre of mass.z"]) == (
+        "centre of mass.x/y/z")
+    assert figures.components_title(["P1.x", "P1.y", "P2.x", "theta"]) == "P1.x/y, P2.x, theta"
+    long = figures.components_title([f"P{i}.x" for i in range(1, 20)])
+    assert len(long) <= 30 and long.endswith("…")

@@ -32,7 +32,7 @@ def _screenshot(page, name: str, full_page: bool = False) -> None:
     directory = os.environ.get("INTEGRATOR_LAB_SCREENSHOTS")
     if directory:
         Path(directory).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(directory) / name), full_page=full_page)
+        page.screenshot(path=str(Path(directory) / name), full_page=full_page, scale="css")  # CSS px: small files
 
 
 def _open(page, base: str, path: str) -> None:
@@ -166,16 +166,19 @@ def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_serv
             const g = gd.getBoundingClientRect(), t = gd.querySelector('.gtitle');
             const bar = gd.querySelector('.modebar');
             const r = t ? t.getBoundingClientRect() : null, m = bar ? bar.getBoundingClientRect() : null;
+            const axes = [...gd.querySelectorAll('.g-xtitle text, .g-ytitle text')].map(e => e.getBoundingClientRect())
+                .filter(a => a.width).map(a => [a.top, a.bottom, a.left, a.right]);
             return {id: gd.parentElement.id || gd.id, text: t ? t.textContent : '',
                     graph: [g.top, g.bottom, g.left, g.right], title: r && [r.top, r.bottom, r.left, r.right],
-                    bar: m && m.width ? [m.top, m.bottom, m.left, m.right] : null}; })""")
+                    axes: axes, bar: m && m.width ? [m.top, m.bottom, m.left, m.right] : null}; })""")
         titled = [b for b in boxes if b["title"]]
         assert len(titled) >= 6, boxes
         for b in titled:
-            top, bottom, left, right = b["title"]
             g_top, g_bottom, g_left, g_right = b["graph"]
-            inside = g_top - 0.5 <= top and bottom <= g_bottom + 0.5 and g_left - 0.5 <= left <= right <= g_right + 0.5
-            assert inside, b
+            for top, bottom, left, right in [b["title"], *b["axes"]]:  # the chart's title and its axes' titles
+                assert g_top - 0.5 <= top <= bottom <= g_bottom + 0.5, b
+                assert g_left - 0.5 <= left <= right <= g_right + 0.5, b
+            top, bottom, left, right = b["title"]
             if b["bar"]:
                 bt, bb, bl, br = b["bar"]
                 assert bottom <= bt or top >= bb or right <= bl or left >= br, b
@@ -185,6 +188,8 @@ def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_serv
             assert chart["text"] == f"{prefix}: {name}", chart
         assert laptop.inner_text("#run-error-reference").startswith("Reference: ")
         if viewport["width"] == 1366:
+            laptop.evaluate("() => document.querySelector('.charts').scrollIntoView()")
+            laptop.wait_for_timeout(300)
             _screenshot(laptop, "laptop-run.png")
     finally:
         context.close()
