@@ -115,6 +115,14 @@ def test_presenter_mode_is_readable_at_1280x720(browser, live_server):
                 scroll = page.evaluate("() => [document.documentElement.scrollWidth, "
                                        "document.documentElement.clientWidth]")
                 assert scroll[0] <= scroll[1], (lid, step, scroll)
+                # every label placed from the data lies inside its chart (none runs past an edge)
+                outside = page.evaluate("""() => [...document.querySelectorAll('#lessons-body .lesson-chart')]
+                    .filter(c => c.getBoundingClientRect().height > 0).flatMap(c => {
+                        const g = c.querySelector('.main-svg').getBoundingClientRect();
+                        return [...c.querySelectorAll('.annotation-text')].filter(a => {
+                            const r = a.getBoundingClientRect();
+                            return r.left < g.left - 0.5 || r.right > g.right + 0.5; }).map(a => a.textContent); })""")
+                assert not outside, (lid, step, outside)
                 if step == 1:
                     _screenshot(page, f"lesson-{lid}.png")
                 page.keyboard.press("ArrowRight")
