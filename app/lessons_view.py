@@ -70,9 +70,12 @@ def figure(chart: Mapping[str, Any], presenter: bool = False) -> go.Figure:
         fig.add_vrect(x0=span["x0"], x1=span["x1"], fillcolor="#E69F00", opacity=0.25, line_width=0,
                       annotation_text=span["text"], annotation_position="top left",
                       annotation_font_size=size)
-    for line in chart.get("hlines", []):  # shapes on a log axis take log10 coordinates
-        fig.add_hline(y=float(np.log10(line["y"])) if log else line["y"], line_dash="dash", line_color="#6b7280",
-                      annotation_text=line["text"], annotation_position="bottom right", annotation_font_size=size)
+    for line in chart.get("hlines", []):
+        # plotly.js places a shape on a log axis by its data value, an annotation by the value's log10: one
+        # position for both (add_hline's own label) drew the label with no line (a shape at y = -8 on a log axis)
+        fig.add_hline(y=abs(line["y"]) if log else line["y"], line_dash="dash", line_color="#6b7280")
+        fig.add_annotation(x=1, xref="x domain", y=float(np.log10(abs(line["y"]))) if log else line["y"],
+                           text=line["text"], showarrow=False, xanchor="right", yanchor="bottom", font={"size": size})
     xs = np.array([x for tr in chart["traces"] for x in tr["x"] if x is not None], dtype=float)
     xs = xs[np.isfinite(xs)]
     middle = float(xs.min() + xs.max()) / 2 if xs.size else 0.0
