@@ -70,20 +70,27 @@ def figure(chart: Mapping[str, Any], presenter: bool = False) -> go.Figure:
         fig.add_vrect(x0=span["x0"], x1=span["x1"], fillcolor="#E69F00", opacity=0.25, line_width=0,
                       annotation_text=span["text"], annotation_position="top left",
                       annotation_font_size=size)
-    for line in chart.get("hlines", []):  # shapes on a log axis take log10 coordinates
-        fig.add_hline(y=float(np.log10(line["y"])) if log else line["y"], line_dash="dash", line_color="#6b7280",
-                      annotation_text=line["text"], annotation_position="bottom right", annotation_font_size=size)
+    for line in chart.get("hlines", []):
+        # plotly.js places a shape on a log axis by its data value, an annotation by the value's log10: one
+        # position for both (add_hline's own label) drew the label with no line (a shape at y = -8 on a log axis)
+        fig.add_hline(y=abs(line["y"]) if log else line["y"], line_dash="dash", line_color="#6b7280")
+        fig.add_annotation(x=1, xref="x domain", y=float(np.log10(abs(line["y"]))) if log else line["y"],
+                           text=line["text"], showarrow=False, xanchor="right", yanchor="bottom", font={"size": size})
+    xs = np.array([x for tr in chart["traces"] for x in tr["x"] if x is not None], dtype=float)
+    xs = xs[np.isfinite(xs)]
+    middle = float(xs.min() + xs.max()) / 2 if xs.size else 0.0
     for arrow in chart.get("arrows", []):
         y = abs(arrow["y"]) if log else arrow["y"]
+        # the label on the side with room: right of a point in the left half, left of one in the right half
+        # (a long label left of an early point ran past the chart's left edge)
+        left = arrow["x"] < middle
         fig.add_annotation(x=arrow["x"], y=float(np.log10(y)) if log and y > 0 else y, text=arrow["text"],
-                           showarrow=True, arrowhead=2, arrowwidth=2, ax=-40, ay=-50, font={"size": size},
-                           bgcolor="rgba(255,255,255,0.85)", xanchor="right")
+                           showarrow=True, arrowhead=2, arrowwidth=2, ax=40 if left else -40, ay=-50,
+                           font={"size": size}, bgcolor="rgba(255,255,255,0.85)", xanchor="left" if left else "right")
     fig.update_xaxes(title_text=chart["x_title"], title_font_size=size, tickfont_size=size)
     fig.update_yaxes(title_text=chart["y_title"], title_font_size=size, tickfont_size=size,
                      type="log" if log else "linear",
                      exponentformat="e" if presenter else "power")  # superscripts would be small on a projector
-    xs = np.array([x for tr in chart["traces"] for x in tr["x"] if x is not None], dtype=float)
-    xs = xs[np.isfinite(xs)]
     if xs.size and xs.max() > xs.min():  # the axis spans the data: a time axis starts at t = 0, not below
         fig.update_xaxes(range=[float(xs.min()), float(xs.max())])
     if log:  # from round-off (1e-17) up: a stray tiny value must not stretch the axis over 30 decades

@@ -47,6 +47,9 @@ CONSTRAINT_LEVELS = (
 GRAPH_CONFIG = {
     "displaylogo": False,
     "responsive": True,
+    # the toolbar keeps download, zoom, pan and reset: four buttons (about 100 px) leave a chart's one-line title
+    # clear of it down to a 1280 px screen's two-column charts (the default nine took 216 px)
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"],
     "toImageButtonOptions": {"format": "png", "scale": 2},
 }
 
@@ -243,8 +246,21 @@ def trajectory_figure(results: Sequence[dict], components: Sequence[str]) -> Fig
             y = component(r, name)
             if y is not None:
                 fig["data"].append(_trace(t, y, f"{run_label(r)}: {name}", run_color(i), run_label(r), dashes[j % 6]))
-    return _time_axis(fig, f"Trajectories: {benchmark_title(runs[0][1].get('benchmark', ''))}",
-                      ", ".join(components))
+    return _time_axis(fig, f"Trajectories: {benchmark_name(runs[0][1].get('benchmark', ''))}",
+                      components_title(components))
+
+
+def components_title(components: Sequence[str], width: int = 30) -> str:
+    """The trajectory chart's y-axis title: the components, one point's coordinates together ("centre of
+    mass.x/y/z"), cut to ``width`` characters with "…" (plotly does not wrap an axis title: a longer one runs past
+    the chart's edge; the legend names every line)."""
+    points: dict[str, list[str]] = {}
+    for name in components:
+        point, dot, axis = name.rpartition(".")
+        key = point if dot and axis in ("x", "y", "z") else name
+        points.setdefault(key, []).append(axis if key == point else "")
+    text = ", ".join(f"{key}.{'/'.join(axes)}" if all(axes) else key for key, axes in points.items())
+    return text if len(text) <= width else text[:width - 1].rstrip(", ") + "…"
 
 
 def benchmark_title(benchmark_id: str) -> str:
@@ -253,6 +269,13 @@ def benchmark_title(benchmark_id: str) -> str:
 
     bench = BENCHMARKS.get(benchmark_id)
     return bench.title if bench is not None else benchmark_id
+
+
+def benchmark_name(benchmark_id: str) -> str:
+    """A benchmark's name in a chart title: its title without the detail in parentheses ("3D pendulum"). Titles
+    stay one line (plotly does not wrap them, and draws the lines after the first above a top-anchored title's
+    box, cut by the chart's edge) and clear of the toolbar."""
+    return benchmark_title(benchmark_id).split(" (")[0]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -292,7 +315,8 @@ def energy_figure(results: Sequence[dict], mode: str = "signed") -> Figure:
             t, y = t[1:], y[1:]
         fig["data"].append(_trace(t, y, run_label(r), run_color(i), run_label(r)))
     ytitle = "energy error E(t) - E(0) [J]" if mode == "signed" else "|E(t) - E(0)| [J] (peak since last sample)"
-    fig = _time_axis(fig, f"Energy error: {runs[0][1].get('benchmark', '')}", ytitle, log=mode != "signed")
+    fig = _time_axis(fig, f"Energy error: {benchmark_name(runs[0][1].get('benchmark', ''))}", ytitle,
+                     log=mode != "signed")
     if mode == "loglog":
         fig["layout"]["xaxis"].update(type="log", exponentformat="power")
     return fig
@@ -370,8 +394,6 @@ def error_figure(results: Sequence[dict]) -> Figure:
     unit = with_error[0][1].get("error_unit", "")
     what = "rotation angle to the reference" if unit == "rad" else "largest distance of the drawn points"
     fig = _time_axis(fig, title, f"{what} [{unit}]", log=True)
-    fig["layout"]["title"]["text"] = (f"{title}<br><sup>reference: "
-                                      f"{_wrap(with_error[0][1].get('reference', ''))}</sup>")
     horizons = [r["horizon"] for _, r in with_error if r.get("horizon") is not None]
     if horizons:  # past it the reference cannot judge (solvers.references.Reference.horizon): shade and say so
         start = min(horizons)
@@ -384,6 +406,14 @@ def error_figure(results: Sequence[dict]) -> Figure:
             "xanchor": "left", "yanchor": "top", "align": "left", "showarrow": False,
             "font": {"size": 11, "color": "#374151"}, "bgcolor": "rgba(255,255,255,0.7)", "name": "horizon"}]
     return fig
+
+
+def reference_note(results: Sequence[dict]) -> str:
+    """What the error chart measures against, said under it (a chart title is one line): the reference of the
+    first run that has an error, with its own error estimate (solvers.references); "" when no run has one."""
+    with_error = [r for _, r in _with_data(results) if _has(r, "error")]
+    text = with_error[0].get("reference", "") if with_error else ""
+    return f"Reference: {text}" if text else ""
 
 
 # the label of the shaded span past a reference's horizon, and the help it gives (one line on the Run page)

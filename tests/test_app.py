@@ -319,7 +319,8 @@ def _run_page_payload(results: list[dict], gravity) -> dict[str, int]:
     kept = figures.default_components(results)
     charts = (figures.trajectory_figure(results, kept), figures.error_figure(results), figures.energy_figure(results),
               figures.constraint_figure(results), figures.orthogonality_figure(results),
-              figures.momentum_figure(results), summary_table(figures.summary_rows(results)), available, kept)
+              figures.momentum_figure(results), figures.reference_note(results),
+              summary_table(figures.summary_rows(results)), available, kept)
     scene = view3d.scene_data(results, gravity)
     return {"charts": len(to_json(charts)), "scene": len(to_json([scene, view3d.scene_figure(scene)]))}
 
@@ -435,3 +436,11 @@ def test_a_new_method_and_option_appear_without_app_changes(monkeypatch):
     _, errors = jobs.check_form(_form(benchmark="planar_pendulum", methods=["rk4_new"],
                                       options={"rk4_new": {"gamma": "2"}}))
     assert "outside" in errors["option:rk4_new:gamma"]
+
+
+def test_the_trajectory_axis_title_groups_a_points_coordinates_and_stays_short():
+    assert figures.components_title(["centre of mass.x", "centre of mass.y", "centre of mass.z"]) == (
+        "centre of mass.x/y/z")
+    assert figures.components_title(["P1.x", "P1.y", "P2.x", "theta"]) == "P1.x/y, P2.x, theta"
+    long = figures.components_title([f"P{i}.x" for i in range(1, 20)])
+    assert len(long) <= 30 and long.endswith("…")

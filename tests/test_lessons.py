@@ -52,6 +52,17 @@ def test_charts_are_annotated_where_the_data_is(computed, lid):
             assert xs.min() <= sp["x0"] < sp["x1"] <= xs.max() + 1e-9, (chart["title"], sp)
         fig = lessons_view.figure(chart, presenter=True)
         assert len(fig.layout.annotations) >= len(marks)
+        # each reference line is drawn inside the y range (plotly.js: a shape on a log axis by its data value,
+        # the range in log10), its label at the same height
+        log = fig.layout.yaxis.type == "log"
+        low, high = fig.layout.yaxis.range if fig.layout.yaxis.range else (-np.inf, np.inf)
+        for line in chart["hlines"]:
+            shape = next(s for s in fig.layout.shapes if s.type == "line" and s.y0 == s.y1 == (
+                abs(line["y"]) if log else line["y"]))
+            y = np.log10(shape.y0) if log else shape.y0
+            assert low <= y <= high, (chart["title"], line)
+            label = next(a for a in fig.layout.annotations if a.text == line["text"])
+            assert label.y == y, (chart["title"], line)
 
 
 @pytest.mark.parametrize("lid", list(lessons.LESSONS))

@@ -7,6 +7,7 @@ Screenshots for docs/lessons.md: ``INTEGRATOR_LAB_SCREENSHOTS=docs/img pytest te
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from pathlib import Path
@@ -114,6 +115,14 @@ def test_presenter_mode_is_readable_at_1280x720(browser, live_server):
                 scroll = page.evaluate("() => [document.documentElement.scrollWidth, "
                                        "document.documentElement.clientWidth]")
                 assert scroll[0] <= scroll[1], (lid, step, scroll)
+                # every label placed from the data lies inside its chart (none runs past an edge)
+                outside = page.evaluate("""() => [...document.querySelectorAll('#lessons-body .lesson-chart')]
+                    .filter(c => c.getBoundingClientRect().height > 0).flatMap(c => {
+                        const g = c.querySelector('.main-svg').getBoundingClientRect();
+                        return [...c.querySelectorAll('.annotation-text')].filter(a => {
+                            const r = a.getBoundingClientRect();
+                            return r.left < g.left - 0.5 || r.right > g.right + 0.5; }).map(a => a.textContent); })""")
+                assert not outside, (lid, step, outside)
                 if step == 1:
                     _screenshot(page, f"lesson-{lid}.png")
                 page.keyboard.press("ArrowRight")
@@ -138,3 +147,127 @@ def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
     assert max(times.values()) <= 1.0, times
     # a whole page load is reported, not bounded: most of it is the browser booting Dash (client-bound, 0.5-0.7 s
     # here on a quiet machine, 1.3 s once under the loaded CI run); the server's part is the switch above
+
+
+# every animation frame: the counter, the lesson the page is at (the body's for-<id> class) and the visible step's
+# own lesson and step (data-lesson, data-step), its title and the ids of the charts in it
+RECORD_FRAMES_JS = """() => {
+    window.__frames = [];
+    const sample = () => {
+        const body = document.getElementById('lessons-body');
+        if (body) {
+            const m = body.className.match(/step-(\\d+) for-(\\S+)/);
+            const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
+                                                         && getComputedStyle(c).visibility !== 'hidden');
+            const svg = visible[0] && visible[0].querySelector('.main-svg');
+            const v = visible[0];
+            window.__frames.push({
+                t: performance.now(), position: document.getElementById('lessons-position').textContent,
+                step: m && Number(m[1]), lesson: m && m[2], n_visible: visible.length,
+                shown_lesson: v ? v.dataset.lesson : null, shown_step: v ? Number(v.dataset.step) : null,
+                title: document.querySelector('#lessons-body .lesson-title')?.textContent || '',
+                charts: v ? [...v.querySelectorAll('[data-chart]')].map(e => e.dataset.chart) : [],
+                // a drawn chart's width as a share of its step's (1: drawn at its final width)
+                width: svg ? svg.getBoundingClientRect().width / v.getBoundingClientRect().width : null,
+            });
+        }
+        requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+}"""
+
+
+TITLES = {lid: f"{i + 1}. {lesson.title}" for i, (lid, lesson) in enumerate(lessons.LESSONS.items())}
+SIZES = {lid: 3 + lesson.n_charts for lid, lesson in lessons.LESSONS.items()}
+
+
+def _wrong_frames(frames: list[dict]) -> list[tuple[float, dict]]:
+    """Frames where the visible step is not the one the counter and the page's lesson name, or its title or a
+    chart is another lesson's: (how long it stayed, frame)."""
+    wrong = []
+    for f, nxt in itertools.pairwise(frames):
+        ok = (f["n_visible"] == 1 and f["shown_lesson"] == f["lesson"] and f["shown_step"] == f["step"]
+              and f["position"] == f"Step {f['step'] + 1} of {SIZES[f['lesson']]}" and f["title"] == TITLES[f["lesson"]]
+              and all(c.startswith(f["lesson"] + "-") for c in f["charts"]))
+        if not ok:
+            wrong.append((nxt["t"] - f["t"], f))
+    return wrong
+
+
+def _presenter(browser):
+    """A 1280 x 720 page (a projector) that records every frame of every document it opens (RECORD_FRAMES_JS)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(f"({RECORD_FRAMES_JS})()")
+    return context, context.new_page()
+
+
+@pytest.mark.parametrize("interval_ms", [100, 500])
+def test_presenter_fast_keys_never_show_another_steps_content(browser, live_server, interval_ms, record_property):
+    """Arrow keys every 100 ms (10 per second) and every 0.5 s through every lesson in presenter mode: in no frame
+    is the visible step, its title or a chart in it another lesson's or another step's than the counter says
+    (the counter, the step and a new lesson's placeholder change in one callback; the server's rendering is shown
+    only if it is of the lesson the page is at), and every step of every lesson was on the screen."""
+    context, page = _presenter(browser)
+    try:
+        _open(page, live_server, lesson="energy", present=1)
+        presses = sum(SIZES.values()) - 1
+        for _ in range(presses):
+            page.keyboard.press("ArrowRight")
+            page.wait_for_timeout(interval_ms)
+        last = list(lessons.LESSONS)[-1]
+        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
+                               f"'Step {SIZES[last]} of {SIZES[last]}'", timeout=30_000)
+        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        page.wait_for_timeout(300)
+        frames = page.evaluate("() => window.__frames")
+        wrong = _wrong_frames(frames)
+        assert not wrong, [w for w in wrong if w[0] > 0][:5]
+        # a chart is drawn at its final width from the first frame it is on the screen (none drawn narrow first)
+        narrow = [f for f in frames if f["width"] is not None and not 0.9 <= f["width"] <= 1.01]
+        assert not narrow, narrow[:3]
+        # every step of every lesson was on the screen at some frame
+        seen = {(f["lesson"], f["step"]) for f in frames}
+        everything = {(lid, k) for lid, n in SIZES.items() for k in range(n)}
+        assert seen >= everything, sorted(everything - seen)
+        # settled: the last step of the last lesson, its own try-it chart
+        final = frames[-1]
+        assert (final["lesson"], final["step"], final["title"]) == (last, SIZES[last] - 1, TITLES[last])
+        assert final["charts"] == [f"{last}-0"], final
+        charted = {(f["lesson"], f["step"]) for f in frames if f["charts"]}
+        record_property("frames", f"{len(frames)} frames, none wrong; {len(charted)} of {len(everything)} steps "
+                                  "showed their chart before the next key")
+    finally:
+        context.close()
+
+
+def test_back_returns_to_the_step_the_page_left(browser, live_server):
+    """The address follows the step (replaced, not pushed): from a lesson's last step to the Run page through its
+    link, then the browser's Back, returns to that very step, with its own content in every frame; a reload too."""
+    context, page = _presenter(browser)
+    try:
+        _open(page, live_server, lesson="constraints", present=1)
+        for _ in range(SIZES["constraints"] - 1):
+            page.keyboard.press("ArrowRight")
+        last = f"Step {SIZES['constraints']} of {SIZES['constraints']}"
+        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === '{last}'")
+        assert page.url.endswith(f"lessons?lesson=constraints&step={SIZES['constraints'] - 1}&present=1"), page.url
+        page.wait_for_selector("#lessons-run-link", timeout=DEMO_TIMEOUT_MS)
+        page.click("#lessons-run-link")
+        page.wait_for_selector("#run-energy-graph .main-svg")
+        assert "lessons" not in page.url
+        page.go_back()
+        page.wait_for_function(f"() => document.getElementById('lessons-position')?.textContent === '{last}'")
+        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        page.wait_for_timeout(300)
+        frames = page.evaluate("() => window.__frames")
+        assert frames and frames[-1]["lesson"] == "constraints" and frames[-1]["step"] == SIZES["constraints"] - 1
+        assert frames[-1]["charts"] == ["constraints-0"], frames[-1]
+        wrong = _wrong_frames(frames)
+        assert not wrong, [w for w in wrong if w[0] > 0][:5]
+        page.reload()
+        page.wait_for_function(f"() => document.getElementById('lessons-position')?.textContent === '{last}'")
+        assert page.locator("#lessons-root.presenter").count() == 1
+        assert page.eval_on_selector("#lessons-body", "b => b.className") == (
+            f"lesson-body step-{SIZES['constraints'] - 1} for-constraints")
+    finally:
+        context.close()

@@ -32,7 +32,7 @@ def _screenshot(page, name: str, full_page: bool = False) -> None:
     directory = os.environ.get("INTEGRATOR_LAB_SCREENSHOTS")
     if directory:
         Path(directory).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(directory) / name), full_page=full_page)
+        page.screenshot(path=str(Path(directory) / name), full_page=full_page, scale="css")  # CSS px: small files
 
 
 def _open(page, base: str, path: str) -> None:
@@ -137,6 +137,62 @@ def test_one_h1_lang_and_every_input_labelled(laptop, live_server, name):
                      && !e.getAttribute('aria-labelledby'))
         .map(e => e.outerHTML.slice(0, 120))""")
     assert not unlabelled, unlabelled
+
+
+# the longest name a chart title gives a benchmark (solvers.figures.benchmark_name): the hardest case at 1280 px
+LONGEST_NAME = "natural_double_pendulum"
+
+
+@pytest.mark.parametrize(("viewport", "benchmark", "methods"), [
+    ({"width": 1366, "height": 768}, "pendulum_3d", "rk4,rattlie"),
+    ({"width": 1280, "height": 720}, LONGEST_NAME, "rk4,spark"),
+])
+def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_server, viewport, benchmark, methods):
+    """A laptop (1366 x 768) and a projector (1280 x 720) after a run: every chart's title lies inside its chart
+    and clear of its toolbar (its box, shown on hover), the trajectories and energy charts name the benchmark,
+    not its id, and the error chart's reference is said under it."""
+    from solvers.figures import benchmark_name
+
+    context = browser.new_context(viewport=viewport)
+    laptop = context.new_page()
+    try:
+        laptop.goto(live_server + f"?benchmark={benchmark}&methods={methods}&h=0.01&t_end=2")
+        laptop.wait_for_selector("#run-energy-graph .main-svg")
+        laptop.click("#run-start")
+        laptop.wait_for_selector("#run-status .status-done", timeout=DEMO_TIMEOUT_MS)
+        laptop.wait_for_timeout(500)  # the charts' resize to their box
+        boxes = laptop.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(gd => gd.offsetParent).map(gd => {
+            const g = gd.getBoundingClientRect(), t = gd.querySelector('.gtitle');
+            const bar = gd.querySelector('.modebar');
+            const r = t ? t.getBoundingClientRect() : null, m = bar ? bar.getBoundingClientRect() : null;
+            const axes = [...gd.querySelectorAll('.g-xtitle text, .g-ytitle text')].map(e => e.getBoundingClientRect())
+                .filter(a => a.width).map(a => [a.top, a.bottom, a.left, a.right]);
+            return {id: gd.parentElement.id || gd.id, text: t ? t.textContent : '',
+                    graph: [g.top, g.bottom, g.left, g.right], title: r && [r.top, r.bottom, r.left, r.right],
+                    axes: axes, bar: m && m.width ? [m.top, m.bottom, m.left, m.right] : null}; })""")
+        titled = [b for b in boxes if b["title"]]
+        assert len(titled) >= 6, boxes
+        for b in titled:
+            g_top, g_bottom, g_left, g_right = b["graph"]
+            for top, bottom, left, right in [b["title"], *b["axes"]]:  # the chart's title and its axes' titles
+                assert g_top - 0.5 <= top <= bottom <= g_bottom + 0.5, b
+                assert g_left - 0.5 <= left <= right <= g_right + 0.5, b
+            top, bottom, left, right = b["title"]
+            if b["bar"]:
+                bt, bb, bl, br = b["bar"]
+                assert bottom <= bt or top >= bb or right <= bl or left >= br, b
+        name = benchmark_name(benchmark)
+        for prefix in ("Trajectories", "Energy error"):
+            chart = next(b for b in titled if b["text"].startswith(prefix))
+            assert chart["text"] == f"{prefix}: {name}", chart
+        assert laptop.inner_text("#run-error-reference").startswith("Reference: ")
+        if viewport["width"] == 1366:
+            laptop.evaluate("() => document.querySelector('.charts').scrollIntoView()")
+            laptop.wait_for_timeout(300)
+            _screenshot(laptop, "laptop-run.png")
+    finally:
+        context.close()
 
 
 def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
