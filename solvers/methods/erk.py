@@ -78,25 +78,47 @@ def _advance(KIND: int):
                     # y + sum_j (h a_ij) k_j over the nonzero a_ij, a contiguous row at a time (rk4's y + (c h) k
                     # when one a_ij is nonzero)
                     row = a0 + stage * ns
-                    ys[:] = y
+                    fresh = True  # the first nonzero a_ij writes y + (h a_ij) k_j, the others add to it
                     for j in range(stage):
                         ha = h * opts[row + j]
                         if ha != 0.0:
-                            for i in range(ny):
-                                ys[i] += ha * K[j, i]
+                            if fresh:
+                                for i in range(ny):
+                                    ys[i] = y[i] + ha * K[j, i]
+                                fresh = False
+                            else:
+                                for i in range(ny):
+                                    ys[i] += ha * K[j, i]
+                    if fresh:
+                        ys[:] = y
                     ts = t + opts[c0 + stage] * h
                     out = stage
                 else:
                     if s >= 0:
-                        ys[:] = 0.0  # sum_j (D b_j) k_j, then y + (h / D) times it: rk4's h/6 (k1 + 2 k2 + ...)
-                        for j in range(ns):
+                        # sum_j (D b_j) k_j, then y + (h / D) times it, in the pass of the last nonzero weight:
+                        # rk4's y + h/6 (k1 + 2 k2 + 2 k3 + k4), the same arithmetic
+                        hd = h / D
+                        last_w = ns - 1
+                        while last_w > 0 and opts[bw0 + last_w] == 0.0:
+                            last_w -= 1
+                        fresh = True
+                        for j in range(last_w):
                             w = opts[bw0 + j]
                             if w != 0.0:
-                                for i in range(ny):
-                                    ys[i] += w * K[j, i]
-                        hd = h / D
-                        for i in range(ny):
-                            ys[i] = y[i] + hd * ys[i]
+                                if fresh:
+                                    for i in range(ny):
+                                        ys[i] = w * K[j, i]
+                                    fresh = False
+                                else:
+                                    for i in range(ny):
+                                        ys[i] += w * K[j, i]
+                        w = opts[bw0 + last_w]
+                        if fresh:
+                            for i in range(ny):
+                                ys[i] = y[i] + hd * (w * K[last_w, i])
+                        else:
+                            for i in range(ny):
+                                ys[i] = y[i] + hd * (ys[i] + w * K[last_w, i])
                         if has_hat:
                             est = 0.0
                             for i in range(ny):
