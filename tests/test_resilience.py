@@ -237,7 +237,12 @@ def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
                 os.killpg(warm_pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
+        try:  # a graceful stop: gunicorn gives its workers graceful_timeout (30 s) to finish, then kills them
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            raise AssertionError("gunicorn did not stop within 60 s of SIGTERM") from None
 
 
 def test_the_warm_up_computes_the_run_a_first_click_asks_for(tmp_path, monkeypatch):
