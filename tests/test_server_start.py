@@ -82,7 +82,12 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
+        try:  # a graceful stop: gunicorn gives its workers graceful_timeout (30 s) to finish, then kills them
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            raise AssertionError("gunicorn did not stop within 60 s of SIGTERM") from None
         for line in log.read_text(errors="replace").splitlines():  # the background warm-up, in its own session
             if "(app.warm --serve, pid" in line:
                 with contextlib.suppress(ProcessLookupError, ValueError):
