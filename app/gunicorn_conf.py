@@ -78,3 +78,13 @@ def on_exit(server):
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
+
+
+def pre_fork(server, worker):
+    """Freeze the master's objects (the preloaded app, numba's and LLVM's) out of the garbage collector before
+    each fork (Python's gc.freeze documentation, for pre-fork servers): a worker's collections then skip them, so
+    they neither copy the shared pages nor take seconds at exit (measured: each worker spent about 5 s in the
+    final collection after "Worker exiting", so every stop of the server took 6-7 s)."""
+    import gc
+
+    gc.freeze()
