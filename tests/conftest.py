@@ -93,6 +93,20 @@ def frozen_jobs(master: int):
                 os.kill(pid, signal.SIGCONT)
 
 
+def stop_gunicorn(proc: subprocess.Popen, graceful_s: float = 60.0) -> None:
+    """SIGTERM to the server's process group, then wait: gunicorn gives its workers graceful_timeout (30 s) to
+    finish, so waiting exactly that long races it. A server still up after ``graceful_s`` is killed and the
+    test fails: a stop that hangs is a bug (docker stop kills after 10 s)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(graceful_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        raise AssertionError(f"gunicorn did not stop within {graceful_s:.0f} s of SIGTERM") from None
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

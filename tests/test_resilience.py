@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port, job_processes
+from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port, job_processes, stop_gunicorn
 from test_browser import RUN_TIMEOUT_MS, link, open_page, run_and_wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("resilience")]
@@ -235,14 +235,7 @@ def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
         if warm_pid:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(warm_pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:  # a graceful stop: gunicorn gives its workers graceful_timeout (30 s) to finish, then kills them
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-            raise AssertionError("gunicorn did not stop within 60 s of SIGTERM") from None
+        stop_gunicorn(proc)
 
 
 def test_the_warm_up_computes_the_run_a_first_click_asks_for(tmp_path, monkeypatch):
