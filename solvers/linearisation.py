@@ -36,19 +36,20 @@ def jacobian(benchmark: str, params: Mapping[str, Any] | None = None, y: np.ndar
         raise ValueError(f"unknown benchmark {benchmark!r}; valid: {', '.join(BENCHMARKS)}")
     bench = BENCHMARKS[benchmark]
     model = bench.build(bench.resolve(params))
-    kind, data = dispatch.pack(model.machinery, model.data)
-    rhs, _ = dispatch.bound(kind, data)
     y = np.array(model.y0 if y is None else y, dtype=float)
     n = y.size
     if n > MAX_STATE:
         raise LinearisationError(f"{benchmark}'s state has {n} entries, over the {MAX_STATE} linearised here")
-    size = dispatch.scratch_size(kind, data)
-    A, b = np.empty((size, size)), np.empty(size)
+
+    def failed(_t: float = t) -> LinearisationError:
+        return LinearisationError(f"the right-hand side of {benchmark} cannot be evaluated near its state")
+
+    rhs = dispatch.rhs_function(*dispatch.pack(model.machinery, model.data), failed)
 
     def f(x: np.ndarray) -> np.ndarray:
-        out = np.empty(n)
-        if not rhs(t, np.ascontiguousarray(x), out, A, b) or not np.all(np.isfinite(out)):
-            raise LinearisationError(f"the right-hand side of {benchmark} cannot be evaluated near its state")
+        out = rhs(t, x)
+        if not np.all(np.isfinite(out)):
+            raise failed()
         return out
 
     J = np.empty((n, n))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernels, lie
-from ..models import rigid, rigid_dae
+from ..models import dispatch, rigid
 from ..models import spatial_double_pendulum as sdp
 from ..registry import METHODS
 
@@ -320,7 +320,7 @@ def dop853_reference(
     reference: Mapping[str, Any] | None = None,
     diagnostics: bool = True,
 ) -> dict[str, Any]:
-    """SciPy DOP853 on the index-1 DAE of the rigid machinery (the compiled ``rigid_dae.rhs`` behind a wrapper).
+    """SciPy DOP853 on the index-1 DAE of the rigid machinery (the compiled ``rigid_dae.rhs``, dispatch.rhs_function).
 
     Returns wall and CPU (process) time of ``solve_ivp``, RHS evaluations, accepted steps, the final state and
     the states at ``check_times`` (via the dense output); with ``diagnostics`` the maxima of |E - E0|, |Phi|,
@@ -333,15 +333,8 @@ def dop853_reference(
     atol = rtol if atol is None else atol
     model = seed_model(params)
     data, y0 = model.data, model.y0.astype(float)
-    n = rigid.system_size(data)
-    A = np.empty((n, n))
-    b = np.empty(n)
-
-    def fun(t: float, y: np.ndarray) -> np.ndarray:
-        ydot = np.empty_like(y)
-        if not rigid_dae.rhs(data, t, y, ydot, A, b):
-            raise FloatingPointError(f"singular saddle-point system at t = {t:g}")
-        return ydot
+    fun = dispatch.rhs_function(*dispatch.pack("rigid", data),
+                                lambda t: FloatingPointError(f"singular saddle-point system at t = {t:g}"))
 
     fun(0.0, y0)  # compile / load the kernel outside the timing
     checks = sorted(float(c) for c in check_times if 0.0 < c <= t_end)

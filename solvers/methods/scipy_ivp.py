@@ -51,27 +51,15 @@ class _RhsFailedError(Exception):
     """The saddle-point system was singular or the rotation vector reached its singularity."""
 
 
-def _fun(kind: int, data: tuple, ny: int):
-    size = dispatch.scratch_size(kind, data)
-    A = np.empty((size, size))
-    b = np.empty(size)
-    rhs, diagnostics = dispatch.bound(kind, data)
-
-    def fun(t: float, y: np.ndarray) -> np.ndarray:
-        ydot = np.empty(ny)
-        if not rhs(t, np.ascontiguousarray(y), ydot, A, b):
-            raise _RhsFailedError
-        return ydot
-
-    return fun, diagnostics
+def _fun(kind: int, data: tuple):
+    return dispatch.rhs_function(kind, data, lambda _t: _RhsFailedError()), dispatch.bound(kind, data)[1]
 
 
 def _kernel(solver_class: type):
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
                 info):
         """solve_ivp kernel (contract in solvers.kernels; not compiled). opts: see :func:`pack`."""
-        ny = y.shape[0]
-        fun, diagnostics = _fun(kind, data, ny)
+        fun, diagnostics = _fun(kind, data)
         d = np.empty(kernels.N_DIAG)
         if n_steps == 0:  # the driver's dry call (on copies): load the compiled pieces before its clock starts
             with contextlib.suppress(_RhsFailedError):

@@ -51,6 +51,24 @@ def bound(kind: int, data: tuple) -> tuple[Callable[..., bool], Callable[..., No
     return functools.partial(angular_velocity.rhs, vd), lambda t, y, ydot, d: angular_velocity.diagnostics(vd, t, y, d)
 
 
+def rhs_function(kind: int, data: tuple,
+                 error: Callable[[float], Exception]) -> Callable[[float, np.ndarray], np.ndarray]:
+    """:func:`bound`'s right-hand side as ``f(t, y) -> dy/dt`` for Python callers (SciPy's solvers, the
+    references' DOP853, finite differences), its saddle-point scratch allocated once; raises ``error(t)`` where
+    the compiled function cannot be evaluated (a singular saddle-point system, a state outside the chart)."""
+    size = scratch_size(kind, data)
+    A, b = np.empty((size, size)), np.empty(size)
+    rhs_, _ = bound(kind, data)
+
+    def f(t: float, y: np.ndarray) -> np.ndarray:
+        ydot = np.empty(y.shape[0])
+        if not rhs_(t, np.ascontiguousarray(y), ydot, A, b):
+            raise error(t)
+        return ydot
+
+    return f
+
+
 @njit(cache=True)
 def rhs(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """First-order right-hand side dy/dt (index-1 DAE for constrained models); False if it cannot be evaluated."""

@@ -126,17 +126,8 @@ def same_equations(model: Model, t: np.ndarray) -> Solved:
     """A rigid model's motion by DOP853 (rtol = atol as :func:`solvers.references.solutions.settings` sets) on its
     own index-1 DAE (solvers.models.rigid_dae, compiled): a check of the methods' discretisation, not of the
     equations (NOT_INDEPENDENT)."""
-    kind, data = dispatch.pack(model.machinery, model.data)
-    size = dispatch.scratch_size(kind, data)
-    A, b = np.empty((size, size)), np.empty(size)
-    rhs, _ = dispatch.bound(kind, data)
-
-    def f(time_: float, y: np.ndarray) -> np.ndarray:
-        ydot = np.empty_like(y)
-        if not rhs(time_, np.ascontiguousarray(y), ydot, A, b):
-            raise ValueError("the mechanism's saddle-point system is singular at this state")
-        return ydot
-
+    f = dispatch.rhs_function(*dispatch.pack(model.machinery, model.data),
+                              lambda _t: ValueError("the mechanism's saddle-point system is singular at this state"))
     flat = sol._integrate(f, model.y0, t)
     return model.unpack(flat), flat, False
 
