@@ -294,7 +294,7 @@ def run(
     rows_ = samples[:n_saved]
     # step 0 is always recorded first: which diagnostics apply, and the energy the error is measured from
     applicable = np.isfinite(rows_[0, 1 + ny : 1 + ny + kernels.N_DIAG]) if n_saved else np.zeros(kernels.N_DIAG, bool)
-    e0 = float(ref[0])
+    e0 = float(ref[kernels.REF_ENERGY])
     if save_steps is not None and n_saved:
         rows_ = rows_[np.isin(np.rint(rows_[:, 0] / h).astype(np.int64), save_steps)]
     t = rows_[:, 0].copy()
@@ -302,21 +302,21 @@ def run(
     diag = rows_[:, 1 + ny : 1 + ny + kernels.N_DIAG]
     envelope = rows_[:, 1 + ny + kernels.N_DIAG :] - e0
     envelope[~np.isfinite(envelope)] = np.nan
-    energy = diag[:, 0].copy()
+    energy = diag[:, kernels.D_ENERGY].copy()
     series = {name: diag[:, j].copy() for j, name in enumerate(kernels.DIAG_FIELDS)}
 
-    def maxed(j: int, diag_index: int) -> float:
-        return float(maxima[j]) if applicable[diag_index] else float("nan")
+    def maxed(j: int) -> float:  # a maximum (MAX_*) of the diagnostic in the same slot (D_*), if it applies
+        return float(maxima[j]) if applicable[j] else float("nan")
 
     newton = int(maxima[kernels.MAX_NEWTON])
     summary = {
-        "max_energy_error": maxed(0, 0),
-        "max_constraint_position": maxed(1, 1),
-        "max_constraint_velocity": maxed(2, 2),
-        "max_constraint_acceleration": maxed(3, 3),
-        "max_orthogonality_error": maxed(4, 4),
-        "max_momentum_error": maxed(5, 5),
-        "max_rotation_error": maxed(6, 6),
+        "max_energy_error": maxed(kernels.MAX_ENERGY),
+        "max_constraint_position": maxed(kernels.MAX_CONSTRAINT_POSITION),
+        "max_constraint_velocity": maxed(kernels.MAX_CONSTRAINT_VELOCITY),
+        "max_constraint_acceleration": maxed(kernels.MAX_CONSTRAINT_ACCELERATION),
+        "max_orthogonality_error": maxed(kernels.MAX_ORTHOGONALITY),
+        "max_momentum_error": maxed(kernels.MAX_MOMENTUM),
+        "max_rotation_error": maxed(kernels.MAX_ROTATION),
         # CPU time of the kernel plus that of prepare's sub-runs (prepare_cpu_time, when there are any)
         "cpu_time": cpu + prepare_cpu,
         "steps": k,

@@ -84,6 +84,10 @@ DIAG_FIELDS = (
     "rotation_error",
 )
 N_DIAG = len(DIAG_FIELDS)
+D_ENERGY, D_CONSTRAINT_POSITION, D_CONSTRAINT_VELOCITY, D_CONSTRAINT_ACCELERATION, D_ORTHOGONALITY, D_MOMENTUM, \
+    D_ROTATION = range(N_DIAG)
+# ref: the energy and momentum at t0, then the energy envelope since the previous saved row (record)
+REF_ENERGY, REF_MOMENTUM, REF_LOW, REF_HIGH = range(4)
 N_ENVELOPE = 2  # columns after the diagnostics in the driver's rows: min and max energy since the previous row
 # maxima: running maxima over every step (slots 0-6 follow DIAG_FIELDS) and counters
 MAX_ENERGY = 0  # max |E - E0|
@@ -93,6 +97,10 @@ MAX_ROTATION = 6  # max rotation error
 MAX_NEWTON = 7  # total Newton iterations
 MAX_STALLED = 8  # steps whose Newton iteration stalled between tol and STALL_FACTOR tol (newton_test)
 N_MAXIMA = 9
+# the maxima's first slots are the diagnostics' (record and the driver's summary read both with one index)
+assert (MAX_ENERGY, MAX_CONSTRAINT_POSITION, MAX_CONSTRAINT_VELOCITY, MAX_CONSTRAINT_ACCELERATION, MAX_ORTHOGONALITY,
+        MAX_MOMENTUM, MAX_ROTATION) == (D_ENERGY, D_CONSTRAINT_POSITION, D_CONSTRAINT_VELOCITY,
+                                        D_CONSTRAINT_ACCELERATION, D_ORTHOGONALITY, D_MOMENTUM, D_ROTATION)
 # info: details for the driver's messages and summary
 INFO_TIME, INFO_RESIDUAL, INFO_SWITCHES, INFO_NEWTON = 0, 1, 2, 3  # failure time and residual, switches, iterations
 INFO_ACCEPTED, INFO_REJECTED, INFO_STEP, INFO_CAP = 4, 5, 6, 7  # adaptive methods: internal steps, h at failure
@@ -154,28 +162,29 @@ def record(
     largest energy over the steps since the previous saved row (the energy envelope: the peaks a decimated
     series would miss)."""
     envelope = ref.shape[0] >= 4
+    energy = d[D_ENERGY]
     if k == 0:
-        ref[0] = d[0]
-        ref[1] = d[5]
+        ref[REF_ENERGY] = energy
+        ref[REF_MOMENTUM] = d[D_MOMENTUM]
         if envelope:
-            ref[2] = d[0]
-            ref[3] = d[0]
+            ref[REF_LOW] = energy
+            ref[REF_HIGH] = energy
     elif envelope:
-        if d[0] < ref[2]:
-            ref[2] = d[0]
-        if d[0] > ref[3]:
-            ref[3] = d[0]
-    e = abs(d[0] - ref[0])
-    if e > maxima[0]:
-        maxima[0] = e
-    for j in range(1, 5):
+        if energy < ref[REF_LOW]:
+            ref[REF_LOW] = energy
+        if energy > ref[REF_HIGH]:
+            ref[REF_HIGH] = energy
+    e = abs(energy - ref[REF_ENERGY])
+    if e > maxima[MAX_ENERGY]:
+        maxima[MAX_ENERGY] = e
+    for j in range(MAX_CONSTRAINT_POSITION, MAX_ORTHOGONALITY + 1):  # the same slots as in the diagnostics row
         if d[j] > maxima[j]:
             maxima[j] = d[j]
-    m = abs(d[5] - ref[1])
-    if m > maxima[5]:
-        maxima[5] = m
-    if d[6] > maxima[6]:
-        maxima[6] = d[6]
+    m = abs(d[D_MOMENTUM] - ref[REF_MOMENTUM])
+    if m > maxima[MAX_MOMENTUM]:
+        maxima[MAX_MOMENTUM] = m
+    if d[D_ROTATION] > maxima[MAX_ROTATION]:
+        maxima[MAX_ROTATION] = d[D_ROTATION]
     if (k % stride == 0 or k == last) and n_saved < samples.shape[0]:
         row = samples[n_saved]
         row[0] = t
@@ -185,10 +194,10 @@ def record(
         for j in range(d.shape[0]):
             row[1 + ny + j] = d[j]
         if envelope and row.shape[0] >= 1 + ny + d.shape[0] + N_ENVELOPE:
-            row[1 + ny + d.shape[0]] = ref[2]
-            row[2 + ny + d.shape[0]] = ref[3]
-            ref[2] = np.inf
-            ref[3] = -np.inf
+            row[1 + ny + d.shape[0]] = ref[REF_LOW]
+            row[2 + ny + d.shape[0]] = ref[REF_HIGH]
+            ref[REF_LOW] = np.inf
+            ref[REF_HIGH] = -np.inf
         n_saved += 1
     return n_saved
 

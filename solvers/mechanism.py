@@ -32,6 +32,7 @@ import numpy as np
 
 from .models import rigid
 from .models.base import Benchmark, Model, Param, Scales
+from .models.rigid_data import RigidData
 
 MAX_BODIES = 64
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -221,7 +222,7 @@ def mechanism(name: str, bodies: Sequence[Body | Mapping[str, Any]], joints: Seq
     if name in BENCHMARKS and name not in _USER:
         raise ValueError(f"name: {name!r} is a built-in benchmark; choose another name")
     model = build_model(bodies, joints, gravity)
-    g = np.asarray(model.data[2], dtype=float)
+    g = np.array(RigidData(*model.data).gravity, dtype=float)
     bench = Benchmark(
         id=name, title=title or f"Your mechanism: {name}", seed="",
         description=(f"{len(bodies)} rigid bodies and {len(joints)} spherical joints (solvers.mechanism); its "

@@ -71,3 +71,23 @@ def test_the_scanner_finds_a_copy(tmp_path: Path) -> None:
     keys = {tuple(t for _, t in lines[j : j + WINDOW]) for j in range(len(lines) - WINDOW + 1)}
     pasted = _significant(copy)
     assert any(tuple(t for _, t in pasted[j : j + WINDOW]) in keys for j in range(len(pasted) - WINDOW + 1))
+
+
+# a slot read by a bare number: the rigid data (solvers.models.rigid_data.RigidData's fields), a method's option
+# array (its O_* slots, in the order its pack writes them) and the info array (kernels.INFO_*)
+BARE_SLOT = re.compile(r"\b(rd|opts|info)\[\d+\]")
+
+
+def bare_slots(root: Path) -> list[str]:
+    return [f"{path.relative_to(root)}:{n}: {line.strip()}"
+            for path in sorted(root.rglob("*.py")) for n, line in enumerate(path.read_text().splitlines(), 1)
+            if BARE_SLOT.search(line)]
+
+
+def test_kernels_read_their_slots_by_name() -> None:
+    assert bare_slots(ROOT / "solvers") == []
+
+
+def test_the_slot_scan_finds_a_bare_number(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text("def f(rd, opts):\n    m = rd.mass\n    tol = opts[0]\n")
+    assert bare_slots(tmp_path) == ["k.py:3: tol = opts[0]"]

@@ -26,6 +26,7 @@ import numpy as np
 from .. import kernels, lie
 from ..models import dispatch, rigid
 from ..models import spatial_double_pendulum as sdp
+from ..models.rigid_data import RigidData
 from ..registry import METHODS
 
 BENCHMARK = "spatial_double_pendulum"
@@ -295,7 +296,7 @@ def position_error(y: np.ndarray, y_ref: np.ndarray) -> float:
     return float(np.linalg.norm(a - b, axis=1).max())
 
 
-def rigid_diagnostics(data: tuple, states: np.ndarray) -> dict[str, float]:
+def rigid_diagnostics(data: RigidData, states: np.ndarray) -> dict[str, float]:
     """Max |E - E0|, max |Phi|, max |G v|, max orthogonality error over the rows of ``states`` (first = t0)."""
     d = np.empty(kernels.N_DIAG)
     acc = np.zeros(states.shape[1])

@@ -32,6 +32,10 @@ from .base import Method, Option
 HEAD = 5  # opts: switch, threshold, then the tableau (solvers.tableau.pack_tableau: s, D, has b_hat, ...)
 
 
+# the option array's slots, in the order pack writes them
+O_SWITCH, O_THRESHOLD, O_S, O_D, O_HAS_HAT = range(5)
+
+
 def pack(o: dict[str, Any]) -> np.ndarray:
     """Kernel option array: [switch, threshold] and the tableau (HEAD)."""
     return np.concatenate([[1.0 if o["switch"] else 0.0, o["switch_threshold"]],
@@ -51,9 +55,9 @@ def _advance(KIND: int):
                 info):
         """ERK kernel (contract in solvers.kernels); opts layout in HEAD; work = [max, last error estimate]."""
         ny = y.shape[0]
-        ns = int(opts[2])
-        D = opts[3]
-        has_hat = opts[4] > 0.5
+        ns = int(opts[O_S])
+        D = opts[O_D]
+        has_hat = opts[O_HAS_HAT] > 0.5
         a0 = HEAD
         bw0 = a0 + ns * ns
         c0 = bw0 + ns
@@ -130,11 +134,11 @@ def _advance(KIND: int):
                             work[1] = est
                         if KIND == RIGID:
                             rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
-                        elif KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
-                            info[2] += 1.0
+                        elif KIND == ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(ys, opts[O_THRESHOLD]):
+                            info[kernels.INFO_SWITCHES] += 1.0
                         ts = t + h
                         if not kernels.state_ok(ys):
-                            info[0] = ts
+                            info[kernels.INFO_TIME] = ts
                             return s, kernels.NONFINITE, n_saved
                         y[:] = ys
                     else:
@@ -151,7 +155,7 @@ def _advance(KIND: int):
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0 or stage < ns):
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return max(s, 0), fail, n_saved
             if s < 0 and k0 != 0:
                 continue
@@ -165,7 +169,7 @@ def _advance(KIND: int):
             else:
                 coords.diagnostics(data[1], y, K[0], d)
             if not ok:
-                info[0] = t  # the step is kept and recorded; the derivative at its end failed
+                info[kernels.INFO_TIME] = t  # the step is kept and recorded; the derivative at its end failed
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
             if not ok:
                 return s + 1, fail, n_saved

@@ -72,6 +72,10 @@ HEADER = 4
 N_PAR = 4
 
 
+# the option array's slots, in the order pack writes them
+O_TOL, O_MAX_ITER, O_X_IS_V, O_PROJECT = range(4)
+
+
 def _basis(variant: str, tau: float) -> tuple[list[float], list[float]]:
     """Values and tau-derivatives of the four curve basis functions (slope bases without their factor h)."""
     t = tau
@@ -150,10 +154,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     n = M.shape[0]
     m = coords.constraint_rows(cd)
     ny = y.shape[0]
-    tol = opts[0]
-    max_iter = int(opts[1])
-    x_is_v = opts[2] > 0.5
-    project = opts[3] > 0.5
+    tol = opts[O_TOL]
+    max_iter = int(opts[O_MAX_ITER])
+    x_is_v = opts[O_X_IS_V] > 0.5
+    project = opts[O_PROJECT] > 0.5
     b = opts[HEADER : HEADER + 2]
     W = opts[HEADER + 2 : HEADER + 2 + 2 * N_PAR].reshape((2, N_PAR))
     D = opts[HEADER + 2 + 2 * N_PAR : HEADER + 2 + 4 * N_PAR].reshape((2, N_PAR))
@@ -208,7 +212,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         for c in range(n):
             MLU[r, c] = M[r, c]
     if not lu_factor_inplace(MLU, mpiv, n):
-        info[0] = t_start + k0 * h
+        info[kernels.INFO_TIME] = t_start + k0 * h
         return 0, kernels.SINGULAR, n_saved
     # Jacobian coefficients of the two equation blocks (rows a = 0, 1) w.r.t. the two unknown blocks (u = 1, 2)
     kin = np.empty((2, 2))
@@ -223,7 +227,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     t = t_start + k0 * h
     if k0 == 0:
         if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
-            info[0] = t
+            info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
         coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
@@ -313,7 +317,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                                 A[a * n + r, u * n + c] = (kin[a, u] * M[r, c] + pot[a, u, 0] * JF[0, r, c]
                                                            + pot[a, u, 1] * JF[1, r, c])
                 if not lu_factor_inplace(A, piv, n2):
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return st, kernels.SINGULAR, n_saved
                 for c in range(n2):
                     for r in range(n2):
@@ -352,7 +356,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         acc_s += G1[e, c] * Y[n + c, f]
                     S[e, f] = acc_s
             if m > 0 and not lu_solve_inline(S, bs, m):
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return st, kernels.SINGULAR, n_saved
             for e in range(m):
                 res[n2 + e] = bs[e]
@@ -405,7 +409,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     As[n + e, c] = G1[e, c]
                     As[c, n + e] = G1[e, c]
             if not lu_solve_inplace(As, bs, szp):
-                info[0] = t + h
+                info[kernels.INFO_TIME] = t + h
                 return st, kernels.SINGULAR, n_saved
         else:
             lu_solve_factored_inline(MLU, mpiv, bs, n)
@@ -413,7 +417,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             ydot[r] = qd1[r]
             ydot[n + r] = bs[r]
         if not kernels.state_ok_inline(ydot):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return st, kernels.NONFINITE, n_saved
         # histories for the predictor
         for r in range(n):

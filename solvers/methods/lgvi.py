@@ -90,6 +90,10 @@ _HEAD = 1
 _KEEP_BELOW = 1e-3  # simplified Newton: the Newton matrix is kept after updates below this (scaled)
 
 
+# the option array's slots, in the order pack writes them
+O_TOL, O_MAX_ITER, O_PROJECT = range(3)
+
+
 @njit(cache=True)
 def _offsets(nb: int, nm: int) -> tuple:
     """Offsets of the work array's fields (see the layout above)."""
@@ -181,16 +185,16 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
     rd = kernels.borrowed(data[0])
     y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
-    mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
-    pinned, y_off, v_off = rd[6], rd[9], rd[10]  # pinned bodies: rotational parts only (seed 004 eq. 68)
+    mass, inertia, grav, jb, jp = rd.mass, rd.inertia, rd.gravity, rd.joint_bodies, rd.joint_points
+    pinned, y_off, v_off = rd.pinned, rd.y_off, rd.v_off  # pinned bodies: rotational parts only (seed 004 eq. 68)
     nb = mass.shape[0]
     nj = jb.shape[0]
     nv = rigid.n_velocity(rd)
     nm = 3 * nj
     ny = y.shape[0]
-    tol = opts[0]
-    max_iter = int(opts[1])
-    project = opts[2] > 0.5
+    tol = opts[O_TOL]
+    max_iter = int(opts[O_MAX_ITER])
+    project = opts[O_PROJECT] > 0.5
     o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, o_wo, o_w, o_q, o_p, _end = _offsets(nb, nm)
     w_older = work[o_wo : o_wo + nv]
     w_old = work[o_w : o_w + nv]
@@ -262,10 +266,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         lam = np.empty(nm)
         acc_l = np.empty(nv)
         if not rigid_dae.initial_acceleration(rd, y, acc_l, lam):
-            info[0] = t
+            info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
         if not project and not schur:
-            info[0] = t
+            info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
         rigid.set_velocity(rd, acc, acc_l)
         rigid.diagnostics(rd, y, acc, diag)
@@ -548,7 +552,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 for r in range(nv):
                     w[r] = kr[r]
             if not ok:
-                info[0] = t + h
+                info[kernels.INFO_TIME] = t + h
                 return s, kernels.SINGULAR, n_saved
             for i in range(nb):
                 o = y_off[i]
@@ -584,7 +588,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 pp[r] = pm[r]
         rigid.set_velocity(rd, y, w)
         if not kernels.state_ok_inline(y):
-            info[0] = t_start + (k + 1) * h
+            info[kernels.INFO_TIME] = t_start + (k + 1) * h
             return s, kernels.NONFINITE, n_saved
         rigid.difference_acceleration(rd, w_older, w_old, w, h, k + 1, acc)
         for r in range(nv):
@@ -607,8 +611,8 @@ def _pack(project: bool):
 
 def work_size(model) -> int:
     """Predictor history, two velocity vectors, and DL's pending node (see _offsets)."""
-    nb = model.data[0].shape[0]
-    nm = 3 * model.data[3].shape[0]
+    nb = model.data.mass.shape[0]
+    nm = 3 * model.data.joint_bodies.shape[0]
     return int(_offsets(nb, nm)[-1])
 
 

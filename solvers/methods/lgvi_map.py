@@ -55,7 +55,7 @@ def finish(rd, q0, z, h, q1, pm) -> None:
     """q_{n+1} (R, x) for the final z and p^-_{n+1}: Pi = F^T g(f)/h (eq. 12 without M^C_{n+1}; a pinned body adds
     the half impulse (h/2) M_{n+1} of gravity's moment, docs/algorithms.md section 3),
     gamma = m (x_{n+1} - x_n)/h + (h/2) m g (eq. 14 likewise)."""
-    mass, inertia, grav, pinned, y_off, v_off = rd[0], rd[1], rd[2], rd[6], rd[9], rd[10]
+    mass, inertia, grav, pinned, y_off, v_off = rd.mass, rd.inertia, rd.gravity, rd.pinned, rd.y_off, rd.v_off
     for i in range(mass.shape[0]):
         o = v_off[i]
         f0 = z[o]

@@ -138,6 +138,10 @@ BODY = rigid.BODY
 VARIANTS = ("index3", "stab2")
 
 
+# the option array's slots, in the order pack writes them
+O_ALPHA_M, O_ALPHA_F, O_GAMMA, O_BETA, O_TOL, O_MAX_ITER, O_STAB2, O_PERTURBED = range(8)
+
+
 def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
     """(alpha_m, alpha_f, gamma, beta) for the spectral radius at infinity rho_inf in [0, 1] ([CH93], [ABC15])."""
     rho = float(rho_inf)
@@ -165,7 +169,7 @@ def _configure_step(rd, y, w, Ts, sc, yn):
     """yn = q exp(w) (R_i exp(hat(w_Omega_i)), x_i + w_v_i; velocities copied from y), Ts[i] = T(w_Omega_i) =
     I - cosc2 W + sinc3 W^2 (lie.tangent_into, without per-body array views), and sc[i] =
     (sinc1, cosc2)(|w_Omega_i|) for joints.constraint_residual_step."""
-    pinned, y_off, v_off = rd[6], rd[9], rd[10]
+    pinned, y_off, v_off = rd.pinned, rd.y_off, rd.v_off
     for i in range(pinned.shape[0]):
         c = v_off[i]
         o = y_off[i]
@@ -246,7 +250,7 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd):
     See the module docstring ("Starting values"); B = B(q_0) in joint blocks, B B^T assembled by joints.schur_add
     with H = I (joints.schur_storage). Returns False if B B^T is singular.
     """
-    jb, jp, pinned, y_off, v_off = rd[3], rd[4], rd[6], rd[9], rd[10]
+    jb, jp, pinned, y_off, v_off = rd.joint_bodies, rd.joint_points, rd.pinned, rd.y_off, rd.v_off
     ninc, incj, incs, band = joints.topology_of(rd)
     nb = pinned.shape[0]
     nj = jb.shape[0]
@@ -318,22 +322,23 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     work: see work_size.
     """
     if kind != dispatch.RIGID:
-        info[0] = t_start + k0 * h
+        info[kernels.INFO_TIME] = t_start + k0 * h
         return 0, kernels.DOMAIN, n_saved
     rd = data[0]
-    mass, inertia, grav, jb, jp = rd[0], rd[1], rd[2], rd[3], rd[4]
-    alpha_m, alpha_f, gamma, beta = opts[0], opts[1], opts[2], opts[3]
-    tol = opts[4]
-    max_iter = int(opts[5])
-    stab2 = opts[6] > 0.5
-    perturbed = opts[7] > 0.5
+    mass, inertia, grav, jb, jp = rd.mass, rd.inertia, rd.gravity, rd.joint_bodies, rd.joint_points
+    alpha_m, alpha_f, gamma, beta = opts[O_ALPHA_M], opts[O_ALPHA_F], opts[O_GAMMA], opts[O_BETA]
+    tol = opts[O_TOL]
+    max_iter = int(opts[O_MAX_ITER])
+    stab2 = opts[O_STAB2] > 0.5
+    perturbed = opts[O_PERTURBED] > 0.5
     beta_bar = (1.0 - alpha_m) / (beta * (1.0 - alpha_f))
     gb = gamma / beta
 
     ny = y.shape[0]
     nb = mass.shape[0]
     nj = jb.shape[0]
-    pinned, com, y_off, v_off = rd[6], rd[8], rd[9], rd[10]  # pinned bodies (seed 004 eq. 68): rotational blocks
+    # pinned bodies (seed 004 eq. 68): rotational blocks
+    pinned, com, y_off, v_off = rd.pinned, rd.com, rd.y_off, rd.v_off
     ninc, incj, incs, band = joints.topology_of(rd)  # per body, the joint sides that touch it (B in 3x3 joint blocks)
     nv = rigid.n_velocity(rd)
     nm = 3 * nj
@@ -398,7 +403,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         t = t_start
         ok = _starting_values(rd, y, h, alpha_m, alpha_f, perturbed, vd, an, lam, vn, yn, vd1, a1, mu, Ts, w)
         if not ok:
-            info[0] = t
+            info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
         work[hist] = 0.0
         rigid.set_velocity(rd, acc, vd)
@@ -407,7 +412,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         if perturbed and not stab2:
             kappa = 0.5 * (alpha_m - alpha_f) + beta - 1.0 / 6.0
             if not _perturb_velocity(rd, y, h, kappa, vd, vd1):
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return 0, kernels.SINGULAR, n_saved
 
     c_a = (0.5 - beta) * h
@@ -534,7 +539,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     full = np.empty((n, n))
                 if not _dense_solve(full, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, pinned, v_off,
                                     ninc, incj, incs, dx):
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return s, kernels.SINGULAR, n_saved
             for p in range(nv):
                 dq[p] += dx[p]
@@ -568,7 +573,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         _configure_step(rd, y, w, Ts, sc, yn)
         rigid.set_velocity(rd, yn, v1)
         if not kernels.state_ok(yn):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
         for p in range(ny):
             y[p] = yn[p]
@@ -618,7 +623,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
     maxima = np.zeros(kernels.N_MAXIMA)
     ref = np.zeros(2)
     info = np.zeros(8)
-    nm = 3 * model.data[3].shape[0]
+    nm = 3 * model.data.joint_bodies.shape[0]
     lams = np.full((n_steps + 1, nm), np.nan)
     states = np.full((n_steps + 1, y.shape[0]), np.nan)
     acc0 = np.empty(nv)
@@ -630,7 +635,8 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
         _done, code, n_saved = advance(kind, data, y, work, opts, 0.0, h, k, 1, n_steps, 1, samples, n_saved,
                                        maxima, ref, info)
         if code != kernels.OK:
-            raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {info[0]:g})")
+            t_fail = info[kernels.INFO_TIME]
+            raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {t_fail:g})")
         lams[k + 1] = work[2 * nv : 2 * nv + nm]
         states[k + 1] = y
     return h * np.arange(n_steps + 1), states, lams

@@ -31,7 +31,7 @@ def _stab2_joint_terms(rd, yn, v1, G1, Zb, r3):
     """Z's joint blocks Zb[k, s] = sign_s R hat(Omega x a) at q_{n+1}, v_{n+1} (Z = d/dq (B(q) v) at fixed v,
     rigid.velocity_constraint_jacobian; sign_0 = -1, sign_1 = +1 as joints.joint_blocks) and the stab2 residual
     r3 = B(q_{n+1}) v_{n+1} (rotational blocks G1, translational -sign_s I)."""
-    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
+    jb, jp, y_off, v_off = rd.joint_bodies, rd.joint_points, rd.y_off, rd.v_off
     for k in range(jb.shape[0]):
         s0 = 0.0
         s1 = 0.0
@@ -151,7 +151,7 @@ def _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r
     joints.schur_storage with half bandwidth kl (-1: dense), factorised by LU with partial pivoting
     (joints.schur_factor; S' is not symmetric). dx = [dDq, dmu, dnu] (dnu only for stab2); dmu, dnu scratch.
     """
-    pinned, v_off = rd[6], rd[10]
+    pinned, v_off = rd.pinned, rd.v_off
     ninc, incj, incs, _band = joints.topology_of(rd)
     nb = Arot.shape[0]
     nm = r2.shape[0]

@@ -45,7 +45,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         th[1] = 0.5 * h * (w1[1] + w2[1]) + c * (w2[2] * w1[0] - w2[0] * w1[2])
         th[2] = 0.5 * h * (w1[2] + w2[2]) + c * (w2[0] * w1[1] - w2[1] * w1[0])
         if not angular_velocity.rotate_left(th, R, E):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
         t = t_start + (k0 + s + 1) * h
         n_saved = angular_velocity.record_rotation(t, R, y, d, k0 + s + 1, samples, n_saved, maxima, ref, stride,

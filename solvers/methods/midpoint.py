@@ -47,6 +47,10 @@ ANGLE, REDUCED, ROTATION, CARDAN = 0, 1, 2, 3
 _NEAR_LOCK = 10.0
 
 
+# the option array's slots, in the order pack writes them
+O_VARIANT, O_TOL, O_MAX_ITER, O_GIMBAL_TOL = range(4)
+
+
 @njit(cache=True)
 def _hat_into(w0: float, w1: float, w2: float, s: float, A: np.ndarray, r: int, c: int) -> None:
     """A[r:r+3, c:c+3] += s hat(w)."""
@@ -134,7 +138,7 @@ def cardan_angles(y: np.ndarray, th: np.ndarray) -> None:
 def _heavy_top(data: tuple, Jp: np.ndarray) -> tuple:
     """J about the pivot (into Jp), rho and m g of the pinned body of the rigid data (seed 004 eq. 68)."""
     rd = data[0]
-    mass, inertia, grav, com = rd[0], rd[1], rd[2], rd[8]
+    mass, inertia, grav, com = rd.mass, rd.inertia, rd.gravity, rd.com
     for r in range(3):
         for c in range(3):
             Jp[r, c] = inertia[0, r, c]
@@ -443,10 +447,10 @@ def _advance(KIND: int):
 
         work[0:3] holds the continuous Cardan angles (midpoint_cardan).
         """
-        variant = int(opts[0])
-        tol = opts[1]
-        max_iter = int(opts[2])
-        gimbal_tol = opts[3]
+        variant = int(opts[O_VARIANT])
+        tol = opts[O_TOL]
+        max_iter = int(opts[O_MAX_ITER])
+        gimbal_tol = opts[O_GIMBAL_TOL]
         ny = y.shape[0]
         size = max(rigid_dae.scratch_size(data[0]), 12) if KIND == RIGID else max(coords.scratch_size(data[1]), 12)
         A = np.empty((size, size))
@@ -472,7 +476,7 @@ def _advance(KIND: int):
         if KIND == RIGID:
             top = _heavy_top(data, Jp)
             if not inv3_into(Jp, Jinv):
-                info[0] = t_start + k0 * h
+                info[kernels.INFO_TIME] = t_start + k0 * h
                 return 0, kernels.SINGULAR, n_saved
         else:
             Jm = data[1][0][0, 0]
@@ -487,12 +491,12 @@ def _advance(KIND: int):
                 if variant == CARDAN:
                     cardan_angles(y, th)
                     if abs(math.cos(th[1])) < gimbal_tol:
-                        info[0] = t
+                        info[kernels.INFO_TIME] = t
                         return 0, kernels.DOMAIN, n_saved
                 ok = (rigid_dae.rhs_call(data[0], t, y, acc, A, b) if KIND == RIGID
                       else coords.rhs_call(data[1], t, y, acc, A, b))
                 if not ok:
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return 0, kernels.SINGULAR, n_saved
             else:
                 if KIND == RIGID:
@@ -505,7 +509,7 @@ def _advance(KIND: int):
                     kernels.fail(info, t, upd, it)
                     return s, status, n_saved
                 if not kernels.state_ok(y):
-                    info[0] = t + h
+                    info[kernels.INFO_TIME] = t + h
                     return s, kernels.NONFINITE, n_saved
                 t = t_start + (k0 + s + 1) * h
                 if KIND == RIGID:
@@ -529,7 +533,7 @@ ADVANCE = kernels.PerMachinery(_advance)  # one kernel for the four variants
 def work_size(model) -> int:
     """Three continuous Cardan angles; also checks that the model is one the midpoint forms are written for."""
     if model.machinery == "rigid":
-        mass, grav, jb, pinned = model.data[0], model.data[2], model.data[3], model.data[6]
+        mass, grav, jb, pinned = model.data.mass, model.data.gravity, model.data.joint_bodies, model.data.pinned
         if mass.shape[0] != 1 or jb.shape[0] != 0 or not pinned[0] or grav[0] != 0.0 or grav[1] != 0.0:
             raise ValueError(
                 "the midpoint forms of seed 004 need one body pinned at a fixed pivot with gravity along e3 "

@@ -65,7 +65,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             n += qs[i] * qs[i]
         n = math.sqrt(n)
         if not (n > 0.0 and n < kernels.BLOWUP):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
         for i in range(4):
             q[i] = qs[i] / n

@@ -41,6 +41,9 @@ from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
+# the option array's slots, in the order pack writes them
+O_TOL, O_MAX_ITER = range(2)
+
 
 @njit(cache=True, inline="always")
 def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarray, out: np.ndarray, o: int) -> None:
@@ -86,18 +89,18 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
     rd = kernels.borrowed(data[0])
     y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
-    mass = rd[0]
-    inertia = rd[1]
+    mass = rd.mass
+    inertia = rd.inertia
     Jm = inertia  # indexed as Jm[i, r, c] in the loop: no per-body views (each costs an atomic incref/decref)
     nb = mass.shape[0]
-    pinned = rd[6]  # pinned bodies (seed 004 eq. 68): rotational blocks only
-    y_off = rd[9]
-    v_off = rd[10]
+    pinned = rd.pinned  # pinned bodies (seed 004 eq. 68): rotational blocks only
+    y_off = rd.y_off
+    v_off = rd.v_off
     nv = rigid.n_velocity(rd)
     nm = rigid.n_multipliers(rd)
     ny = y.shape[0]
-    tol = opts[0]
-    max_iter = int(opts[1])
+    tol = opts[O_TOL]
+    max_iter = int(opts[O_MAX_ITER])
     w_older = work[0:nv]
     w_old = work[nv : 2 * nv]
     mu = work[2 * nv : 2 * nv + nm]
@@ -109,17 +112,17 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         n_saved = _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old, w_older, mu,
                                   t_start)
         if n_saved < 0:
-            info[0] = t_start
+            info[kernels.INFO_TIME] = t_start
             return 0, kernels.SINGULAR, 0
 
     # scratch, allocated once per call
     Jinv = np.empty((nb, 3, 3))
     for i in range(nb):
         if not inv3_into(inertia[i], Jinv[i]):
-            info[0] = t_start + k0 * h
+            info[kernels.INFO_TIME] = t_start + k0 * h
             return 0, kernels.SINGULAR, n_saved
-    jb = rd[3]
-    jp = rd[4]
+    jb = rd.joint_bodies
+    jp = rd.joint_points
     nj = jb.shape[0]
     # per body, the joint sides that touch it (B in 3x3 joint blocks); local copies (measured faster than views)
     ninc, incj, incs, band = joints.topology_of(rd)
@@ -253,7 +256,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
                             - h * Dm[r, c]
                 if not inv3_into_inline(A3, Ai3):
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return s, kernels.SINGULAR, n_saved
                 # C = B(q_{n+1}) T(h Delta): Wc = T(h Delta) A^-1 carries the T (translational blocks: T = I)
                 v3[0] = w0
@@ -299,7 +302,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     kl = kl_piv
                     it -= 1
                     continue
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return s, kernels.SINGULAR, n_saved
             joints.schur_solve(S, kl, piv, rhs, nm)
             # Delta -= A^-1 (r1 + B(q_n)^T dmu / 2)
@@ -357,11 +360,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
         if not joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
                                        w):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.SINGULAR, n_saved
         rigid.set_velocity(rd, y1, w)
         if not kernels.state_ok_inline(y1):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
         for r in range(ny):
             y[r] = y1[r]

@@ -22,6 +22,9 @@ from ..models import angular_velocity, coords, rigid, rigid_dae
 from ..models.dispatch import COORDS, RIGID, ROTVEC
 from .base import Method, Option
 
+# the option array's slots, in the order pack writes them
+O_SWITCH, O_THRESHOLD = range(2)
+
 
 def _advance(KIND: int):
     """The RK4 kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
@@ -59,12 +62,12 @@ def _advance(KIND: int):
                     if s >= 0:
                         for i in range(ny):
                             ys[i] = y[i] + h / 6.0 * (K[0, i] + 2.0 * K[1, i] + 2.0 * K[2, i] + K[3, i])
-                        if KIND == ROTVEC and opts[0] > 0.5 and angular_velocity.switch(ys, opts[1]):
-                            info[2] += 1.0
+                        if KIND == ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(ys, opts[O_THRESHOLD]):
+                            info[kernels.INFO_SWITCHES] += 1.0
                         if KIND == RIGID:
                             rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
                         if not kernels.state_ok(ys):
-                            info[0] = t + h
+                            info[kernels.INFO_TIME] = t + h
                             return s, kernels.NONFINITE, n_saved
                         for i in range(ny):
                             y[i] = ys[i]
@@ -85,7 +88,7 @@ def _advance(KIND: int):
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0):
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return max(s, 0), fail, n_saved
             if s < 0 and k0 != 0:
                 continue
@@ -100,7 +103,7 @@ def _advance(KIND: int):
                 angular_velocity.diagnostics(data[2], t, y, d)
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
             if not ok:
-                info[0] = t
+                info[kernels.INFO_TIME] = t
                 return s + 1, fail, n_saved
         return n_steps, kernels.OK, n_saved
 

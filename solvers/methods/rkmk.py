@@ -31,6 +31,10 @@ BERNOULLI = (1.0, -0.5, 1.0 / 12.0, 0.0, -1.0 / 720.0, 0.0, 1.0 / 30240.0, 0.0, 
 HEAD = 4  # opts: q (-1: exact dexp^-1), s, D, has b_hat (ignored); then A, D b, c (solvers.tableau.pack_tableau)
 
 
+# the option array's slots, in the order pack writes them
+O_TRUNCATION, O_S, O_D = range(3)
+
+
 @njit(cache=True)
 def dexpinv(u: np.ndarray, v: np.ndarray, q: int) -> np.ndarray:
     """dexp_u^-1 v on so(3) = R^3: exact (q < 0) or the Bernoulli series up to ad_u^q (ad_u v = u x v)."""
@@ -56,9 +60,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     """RKMK kernel (contract in solvers.kernels); work[0:9] = R (row-major); opts layout in HEAD."""
     R = work[0:9].reshape((3, 3))
     d = np.empty(kernels.N_DIAG)
-    q = int(opts[0])
-    ns = int(opts[1])
-    D = opts[2]
+    q = int(opts[O_TRUNCATION])
+    ns = int(opts[O_S])
+    D = opts[O_D]
     a0 = HEAD
     bw0 = a0 + ns * ns
     c0 = bw0 + ns
@@ -96,7 +100,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 acc += opts[bw0 + j] * k[j, m]
             u[m] = h / D * acc
         if not angular_velocity.rotate_left(u, R, E):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
         w0 = w1 if end else angular_velocity.omega(t + h)
         t = t_start + (k0 + s + 1) * h

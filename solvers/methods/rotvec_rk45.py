@@ -47,6 +47,10 @@ SWITCH_TIMES_CAP = 1000
 _W_H, _W_HMIN, _W_NT, _W_T0 = 0, 1, 2, 3
 
 
+# the option array's slots, in the order pack writes them
+O_SWITCH, O_THRESHOLD, O_RTOL, O_ATOL, O_CAP = range(5)
+
+
 @njit(cache=True)
 def _stage(rot, t, y, h, k1, k2, k3, k4, k5, k6, a1, a2, a3, a4, a5, a6, ys, out, A, b) -> bool:
     """out = f(t, y + h (a1 k1 + ... + a6 k6)); ys is scratch. False if f cannot be evaluated."""
@@ -75,14 +79,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     ys = np.empty(ny)
     yn = np.empty(ny)
     d = np.empty(kernels.N_DIAG)
-    use_switch = opts[0] > 0.5
-    threshold = opts[1]
-    rtol = opts[2]
-    thr = opts[3] / opts[2]
-    cap = int(opts[4])
+    use_switch = opts[O_SWITCH] > 0.5
+    threshold = opts[O_THRESHOLD]
+    rtol = opts[O_RTOL]
+    thr = opts[O_ATOL] / opts[O_RTOL]
+    cap = int(opts[O_CAP])
     t = t_start + k0 * h
     if not angular_velocity.rhs(data[2], t, y, k1, A, b):
-        info[0] = t
+        info[kernels.INFO_TIME] = t
         return 0, kernels.DOMAIN, n_saved
     if k0 == 0:
         angular_velocity.diagnostics(data[2], t, y, d)
@@ -110,9 +114,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             while True:
                 attempts += 1
                 if attempts > cap:
-                    info[0] = t
-                    info[6] = hs
-                    info[7] = cap
+                    info[kernels.INFO_TIME] = t
+                    info[kernels.INFO_STEP] = hs
+                    info[kernels.INFO_CAP] = cap
                     work[_W_H] = hs
                     return s, kernels.STEPSIZE, n_saved
                 ok = _stage(data[2], t + C2 * hs, y, hs, k1, k1, k1, k1, k1, k1, A21, 0.0, 0.0, 0.0, 0.0, 0.0,
@@ -138,10 +142,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     err = hs * e
                 if err <= rtol:
                     break
-                info[5] += 1.0
+                info[kernels.INFO_REJECTED] += 1.0
                 if hs <= hmin:
-                    info[0] = t
-                    info[6] = hs
+                    info[kernels.INFO_TIME] = t
+                    info[kernels.INFO_STEP] = hs
                     work[_W_H] = hs
                     return s, kernels.STEPSIZE, n_saved
                 if first_failure:
@@ -151,9 +155,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     hs = max(hmin, 0.5 * hs)
                 clipped = False
             # accepted
-            info[4] += 1.0
+            info[kernels.INFO_ACCEPTED] += 1.0
             if not kernels.state_ok(yn):
-                info[0] = t + hs
+                info[kernels.INFO_TIME] = t + hs
                 return s, kernels.NONFINITE, n_saved
             if hs < work[_W_HMIN]:
                 work[_W_HMIN] = hs
@@ -171,13 +175,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 y[i] = yn[i]
                 k1[i] = k7[i]
             if use_switch and angular_velocity.switch(y, threshold):
-                info[2] += 1.0
+                info[kernels.INFO_SWITCHES] += 1.0
                 nt = int(work[_W_NT])
                 if nt < SWITCH_TIMES_CAP:
                     work[_W_T0 + nt] = t
                     work[_W_NT] = nt + 1
                 if not angular_velocity.rhs(data[2], t, y, k1, A, b):
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return s, kernels.DOMAIN, n_saved
         work[_W_H] = hnext
         angular_velocity.diagnostics(data[2], t, y, d)
@@ -200,10 +204,10 @@ def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
     """Internal step counts, the smallest accepted step, the switch count and times (summary entries)."""
     nt = int(work[_W_NT])
     return {
-        "internal_steps": int(info[4]),
-        "rejected_steps": int(info[5]),
+        "internal_steps": int(info[kernels.INFO_ACCEPTED]),
+        "rejected_steps": int(info[kernels.INFO_REJECTED]),
         "min_internal_step": float(work[_W_HMIN]) if np.isfinite(work[_W_HMIN]) else float("nan"),
-        "switches": int(info[2]),
+        "switches": int(info[kernels.INFO_SWITCHES]),
         "switch_times": [float(x) for x in work[_W_T0 : _W_T0 + nt]],
     }
 

@@ -47,6 +47,10 @@ class _Run:
         return self.dense(target)
 
 
+# the option array's slots, in the order pack writes them
+O_RTOL, O_ATOL, O_CAP, O_SWITCH, O_THRESHOLD = range(5)
+
+
 class _RhsFailedError(Exception):
     """The saddle-point system was singular or the rotation vector reached its singularity."""
 
@@ -71,7 +75,8 @@ def _kernel(solver_class: type):
         done = 0
         try:
             if k0 == 0:
-                _RUNS[id(work)] = _Run(solver_class(fun, t_start, y.copy(), np.inf, rtol=opts[0], atol=opts[1]))
+                _RUNS[id(work)] = _Run(solver_class(fun, t_start, y.copy(), np.inf, rtol=opts[O_RTOL],
+                                                    atol=opts[O_ATOL]))
                 weakref.finalize(work, _RUNS.pop, id(work), None)
                 diagnostics(t, y, fun(t, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
@@ -82,8 +87,8 @@ def _kernel(solver_class: type):
                 target = t_start + (k0 + s + 1) * h
                 taken = 0
                 while solver.t < target:
-                    if taken >= opts[2]:
-                        info[kernels.INFO_TIME], info[kernels.INFO_CAP] = target - h, opts[2]
+                    if taken >= opts[O_CAP]:
+                        info[kernels.INFO_TIME], info[kernels.INFO_CAP] = target - h, opts[O_CAP]
                         return s, kernels.STEPSIZE, n_saved
                     message = solver.step()
                     taken += 1
@@ -102,11 +107,11 @@ def _kernel(solver_class: type):
                     info[kernels.INFO_TIME] = target
                     return s, kernels.NONFINITE, n_saved
                 y[:] = ys
-                if kind == dispatch.ROTVEC and opts[3] > 0.5 and angular_velocity.switch(y, opts[4]):
+                if kind == dispatch.ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(y, opts[O_THRESHOLD]):
                     # seed 002's 2 pi switch at an output time: the ODE restarts from the switched theta
                     info[kernels.INFO_SWITCHES] += 1.0
-                    run = _RUNS[id(work)] = _Run(solver_class(fun, target, y.copy(), np.inf, rtol=opts[0],
-                                                              atol=opts[1]))
+                    run = _RUNS[id(work)] = _Run(solver_class(fun, target, y.copy(), np.inf, rtol=opts[O_RTOL],
+                                                              atol=opts[O_ATOL]))
                     solver = run.solver
                 diagnostics(target, y, fun(target, y), d)
                 n_saved = kernels.record(samples, n_saved, maxima, ref, target, y, d, k0 + s + 1, stride, last)

@@ -67,6 +67,10 @@ from .base import NEWTON_OPTIONS, Method, Option
 HEADER = 4  # opts = [newton_tol, newton_max_iter, s, gamma, c (s), b (s), bt (s+1), ct (s+1), lag, dlag, extrap]
 
 
+# the option array's slots, in the order pack writes them
+O_TOL, O_MAX_ITER, O_S, O_GAMMA = range(4)
+
+
 @njit(cache=True, inline="always")
 def _interpolate(lag, dlag, qc, dl, i, Qi, Vi):
     """Gauss stage i of the degree-s polynomial through the control points: Q_i = sum_nu l_nu(c_i) q^nu,
@@ -194,10 +198,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     n = M.shape[0]
     m = coords.constraint_rows(cd)
     ny = y.shape[0]
-    tol = opts[0]
-    max_iter = int(opts[1])
-    s = int(opts[2])
-    gamma = opts[3]
+    tol = opts[O_TOL]
+    max_iter = int(opts[O_MAX_ITER])
+    s = int(opts[O_S])
+    gamma = opts[O_GAMMA]
     o = HEADER
     b = opts[o + s : o + 2 * s]
     bt = opts[o + 2 * s : o + 3 * s + 1]
@@ -252,7 +256,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     t = t_start + k0 * h
     if k0 == 0:
         if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
-            info[0] = t
+            info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
         for r in range(n):
             acc0[r] = ydot[n + r]
@@ -352,7 +356,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         for c in range(n):
                             J[s * n + (nu - 1) * m + e, (nu - 1) * n + c] = Gs[nu, e, c]
                 if not lu_factor_inplace(J, piv, N):
-                    info[0] = t
+                    info[kernels.INFO_TIME] = t
                     return st, kernels.SINGULAR, n_saved
                 fresh = False
             lu_solve_factored(J, piv, res, N)
@@ -404,7 +408,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 As[n + e, c] = G[e, c]
                 As[c, n + e] = G[e, c]
         if not lu_solve_inplace(As, bs, sz):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return st, kernels.SINGULAR, n_saved
         for r in range(n):
             qd1[r] = bs[r]
@@ -414,7 +418,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             ydot[r] = qc[s, r]
             ydot[n + r] = qd1[r]
         if not kernels.state_ok(ydot):
-            info[0] = t + h
+            info[kernels.INFO_TIME] = t + h
             return st, kernels.NONFINITE, n_saved
         for r in range(ny):
             y[r] = ydot[r]

@@ -24,12 +24,13 @@ from ..linalg import (
     lu_solve_factored_inline,
     lu_solve_inline,
 )
+from .rigid_data import RigidData
 
 
 @njit(cache=True, inline="always")  # in every Newton iteration: no call overhead for the data tuple
-def constraint_residual(data: tuple, y: np.ndarray, phi: np.ndarray) -> None:
+def constraint_residual(data: RigidData, y: np.ndarray, phi: np.ndarray) -> None:
     """Phi (3K): x_i + R_i a - x_j - R_j b per joint (seed 000 eq. 24)."""
-    jb, jp, y_off = data[3], data[4], data[9]
+    jb, jp, y_off = data.joint_bodies, data.joint_points, data.y_off
     for k in range(jb.shape[0]):
         i = jb[k, 0]
         j = jb[k, 1]
@@ -63,7 +64,7 @@ def constraint_residual_step(rd, y, w, sc, phi0, out):
     complement amplified into multiplier updates above the stall band on long chains (lie_galpha's docstring,
     "Newton's residual floor").
     """
-    jb, jp, y_off, v_off = rd[3], rd[4], rd[9], rd[10]
+    jb, jp, y_off, v_off = rd.joint_bodies, rd.joint_points, rd.y_off, rd.v_off
     for k in range(jb.shape[0]):
         e0 = 0.0
         e1 = 0.0
@@ -107,11 +108,11 @@ def rot_hat_row(y: np.ndarray, o: int, r: int, p0: float, p1: float, p2: float) 
 
 
 @njit(cache=True, inline="always")
-def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
+def _joint_columns(data: RigidData, y: np.ndarray, v, M: np.ndarray) -> None:
     """M (3K x nv) = B(q) (v None) or Z = d/dq [B(q) v] at fixed v, column blocks per joint side s (sign_s = -1
     for side i, +1 for side j): B: sign_s R hat(a) | -sign_s I; Z: sign_s R hat(Omega x a) | 0."""
-    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
-    nv = v_off[data[0].shape[0]]
+    jb, jp, y_off, v_off = data.joint_bodies, data.joint_points, data.y_off, data.v_off
+    nv = v_off[data.mass.shape[0]]
     for k in range(jb.shape[0]):
         for r in range(3):
             for c in range(nv):
@@ -143,7 +144,7 @@ def _joint_columns(data: tuple, y: np.ndarray, v, M: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
+def constraint_jacobian(data: RigidData, y: np.ndarray, B: np.ndarray) -> None:
     """B (3K x nv), B w = dPhi/dt: B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I.
 
     (seed 000 Table 1; docs/algorithms.md section 0). Overwrites the first 3K rows and nv columns.
@@ -152,7 +153,7 @@ def constraint_jacobian(data: tuple, y: np.ndarray, B: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
+def velocity_constraint_jacobian(data: RigidData, y: np.ndarray, v: np.ndarray, Z: np.ndarray) -> None:
     """Z (3K x nv) = d/dq [B(q) v] at fixed v: -R_i hat(Omega_i x a) for side i, +R_j hat(Omega_j x b) for side j
     (rotational columns; the translational ones are 0). Z of the stabilised index-2 Lie-alpha (docs/algorithms.md
     section 2). Overwrites the first 3K rows and nv columns.
@@ -161,14 +162,14 @@ def velocity_constraint_jacobian(data: tuple, y: np.ndarray, v: np.ndarray, Z: n
 
 
 @njit(cache=True)
-def constraint_force_derivative(data: tuple, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
+def constraint_force_derivative(data: RigidData, y: np.ndarray, lam: np.ndarray, K: np.ndarray) -> None:
     """K (nv x nv) = d/d(dq) [B(q exp(dq))^T lam] at dq = 0 (the stiffness of the constraint forces).
 
     B_Omega_i^T lam = a x (R_i^T lam) changes as hat(a) hat(R_i^T lam) dq_Omega_i, and the R_j term with the
     opposite sign; translational blocks are constant. Overwrites the first nv x nv block.
     """
-    jb, jp, y_off, v_off = data[3], data[4], data[9], data[10]
-    nv = v_off[data[0].shape[0]]
+    jb, jp, y_off, v_off = data.joint_bodies, data.joint_points, data.y_off, data.v_off
+    nv = v_off[data.mass.shape[0]]
     for r in range(nv):
         for c in range(nv):
             K[r, c] = 0.0
@@ -207,12 +208,12 @@ def transpose_times(B: np.ndarray, lam: np.ndarray, m: int, n: int, out: np.ndar
 
 
 @njit(cache=True, inline="always")
-def times_tangent(data: tuple, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
+def times_tangent(data: RigidData, B: np.ndarray, Ts: np.ndarray, out: np.ndarray) -> None:
     """out = B diag(T_1, I, ..., T_N, I): the rotational column blocks of B (m x nv) times T_i on the right.
 
     B(q exp(w)) T(w) is d/dw Phi(q exp(w)) (docs/algorithms.md sections 0, 2, 3); Ts is (N, 3, 3).
     """
-    pinned, v_off = data[6], data[10]
+    pinned, v_off = data.pinned, data.v_off
     nb = Ts.shape[0]
     for r in range(B.shape[0]):
         for i in range(nb):
@@ -288,11 +289,11 @@ def bt_tr_add(ninc, incj, incs, i, o, nu, scale, out) -> None:
 
 
 @njit(cache=True, inline="always")
-def topology_of(data: tuple) -> tuple:
+def topology_of(data: RigidData) -> tuple:
     """(ninc, incj, incs, band) from the rigid data tuple's topology array (rigid.make_data): per body the number of
     joint sides touching it and their joints and sides (views), and the Schur complement's half bandwidth."""
-    topo = data[12]
-    nb = data[0].shape[0]
+    topo = data.topology
+    nb = data.mass.shape[0]
     width = (topo.shape[1] - 1) // 2
     return topo[:nb, 0], topo[:nb, 1 : 1 + width], topo[:nb, 1 + width :], topo[nb, 0]
 

@@ -15,15 +15,9 @@ or with the fixed world point ``b`` when ``j = -1``: Phi_k = x_i + R_i a - x_j -
 Its Jacobian in the Lie-algebra sense (seed 000 Table 1, docs/algorithms.md section 0):
 B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I. Joints join free bodies only.
 
-The model data handed to kernels is the tuple
-``(mass (N,), inertia (N,3,3), gravity (3,), joint_body (K,2) int, joint_point (K,2,3), momentum_axis (3,),
-pinned (N,) int (1 for a pinned body), pivot (N,3) world pivot, com (N,3) body vector pivot -> centre of mass,
-y_off (N+1,) int state offsets, v_off (N+1,) int velocity offsets, inverse inertia (N,3,3), and the joints'
-topology in one int array (N + 1, 1 + 4 max(K, 1)) (joints.topology_of: per body the joint sides (k, s) that
-touch it, and the half bandwidth of the multipliers' Schur complement, joints.band_of; one array, not four: every
-array of the tuple costs the kernels time, measured 0.25 us per lgvi step for four more))`` (the last
-entries of the offsets are the state and velocity sizes). The inertia is about the centre of mass for a free body,
-about the pivot for a pinned one.
+The model data handed to kernels is the named tuple :class:`solvers.models.rigid_data.RigidData` (its fields
+documented there), read by field name. The joints' topology is one int array, not four: every array of the tuple
+costs the kernels time (0.25 us per lgvi step for four more).
 """
 
 from __future__ import annotations
@@ -45,6 +39,7 @@ from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid
     transpose_times,
     velocity_constraint_jacobian,
 )
+from .rigid_data import RigidData
 
 BODY = 18  # state entries per free body
 PINNED_BODY = 12  # state entries per pinned body
@@ -57,8 +52,8 @@ def make_data(
     joints: Sequence[tuple[int, Sequence[float], int, Sequence[float]]],
     momentum_axis: Sequence[float] = (0.0, 0.0, 1.0),
     pinned: Sequence[tuple[Sequence[float], Sequence[float]] | None] | None = None,
-) -> tuple:
-    """Pack bodies and joints (i, a, j, b) into the kernel tuple.
+) -> RigidData:
+    """Pack bodies and joints (i, a, j, b) into the kernels' named tuple.
 
     ``pinned[i]`` is None for a free body or (pivot, rho) for a body turning about the fixed world point pivot,
     rho the body vector from the pivot to its centre of mass; its ``inertia[i]`` is then about the pivot.
@@ -87,7 +82,7 @@ def make_data(
     topo[:n, 1 + width :] = incs
     topo[n, 0] = band_of(jb, n)
     v_off = np.concatenate(([0], np.cumsum(np.where(flag == 1, 3, 6)))).astype(np.int64)
-    return (
+    return RigidData(
         np.asarray(mass, dtype=float),
         np.ascontiguousarray(np.array(inertia, dtype=float).reshape(-1, 3, 3)),
         np.asarray(gravity, dtype=float),
@@ -115,18 +110,18 @@ def _inverse_inertia(inertia: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def omega_offset(data: tuple, i: int) -> int:
+def omega_offset(data: RigidData, i: int) -> int:
     """Index of body i's Omega in the flat state (y_off + 12 for a free body, + 9 for a pinned one)."""
-    return int(data[9][i]) + (9 if data[6][i] else 12)
+    return int(data.y_off[i]) + (9 if data.pinned[i] else 12)
 
 
-def place_bodies(data: tuple, R: Sequence[np.ndarray], Omega: Sequence[np.ndarray]) -> np.ndarray:
+def place_bodies(data: RigidData, R: Sequence[np.ndarray], Omega: Sequence[np.ndarray]) -> np.ndarray:
     """Initial state from rotations and body angular velocities: positions and velocities follow from joints.
 
     Joints must be listed in tree order: each joint attaches a new body ``i`` to the ground or to a body
     already placed; a pinned body is placed by its pivot. Returns the flat state.
     """
-    mass, _, _, jb, jp, _, pinned, _, _, y_off, _ = data[:11]
+    mass, jb, jp, pinned, y_off = data.mass, data.joint_bodies, data.joint_points, data.pinned, data.y_off
     n = mass.shape[0]
     y = np.zeros(int(y_off[-1]))
     placed = [bool(p) for p in pinned]
@@ -159,10 +154,10 @@ def place_bodies(data: tuple, R: Sequence[np.ndarray], Omega: Sequence[np.ndarra
     return y
 
 
-def unpack(data: tuple, states: np.ndarray) -> dict[str, np.ndarray]:
+def unpack(data: RigidData, states: np.ndarray) -> dict[str, np.ndarray]:
     """Split saved states into R (n,N,3,3) and Omega (n,N,3); x and v (n,N,3) too when every body is free."""
-    n_bodies = data[0].shape[0]
-    if not data[6].any():
+    n_bodies = data.mass.shape[0]
+    if not data.pinned.any():
         s = states.reshape(states.shape[0], n_bodies, BODY)
         return {
             "R": s[:, :, 0:9].reshape(-1, n_bodies, 3, 3),
@@ -170,27 +165,27 @@ def unpack(data: tuple, states: np.ndarray) -> dict[str, np.ndarray]:
             "Omega": s[:, :, 12:15],
             "v": s[:, :, 15:18],
         }
-    y_off = data[9]
+    y_off = data.y_off
     R = np.stack([states[:, y_off[i] : y_off[i] + 9] for i in range(n_bodies)], axis=1)
     W = np.stack([states[:, omega_offset(data, i) : omega_offset(data, i) + 3] for i in range(n_bodies)], axis=1)
     return {"R": R.reshape(-1, n_bodies, 3, 3), "Omega": W}
 
 
-def system_size(data: tuple) -> int:
+def system_size(data: RigidData) -> int:
     """Size of the saddle-point system: the velocity unknowns (6 per free, 3 per pinned body) + 3 per joint."""
-    return int(data[10][-1]) + 3 * data[3].shape[0]
+    return int(data.v_off[-1]) + 3 * data.joint_bodies.shape[0]
 
 
 @njit(cache=True, inline="always")
-def gravity_moment(data: tuple, y: np.ndarray, i: int) -> tuple:
+def gravity_moment(data: RigidData, y: np.ndarray, i: int) -> tuple:
     """m rho x (R^T g), the moment of gravity about the pivot of the pinned body i, in the body frame.
 
     Seed 004 eq. 68 (g = g e3: m g rho x R^T e3); minus the rotational part of grad U, U = -m g.(pivot + R rho).
     """
-    o = data[9][i]
-    com = data[8]  # indexed, not viewed: no per-call array view in the callers' loops
-    g = data[2]
-    m = data[0][i]
+    o = data.y_off[i]
+    com = data.com  # indexed, not viewed: no per-call array view in the callers' loops
+    g = data.gravity
+    m = data.mass[i]
     r0 = com[i, 0]
     r1 = com[i, 1]
     r2 = com[i, 2]
@@ -235,7 +230,7 @@ def _joint_side(y: np.ndarray, acc: np.ndarray, o: int, a: np.ndarray) -> tuple:
 
 
 @njit(cache=True)
-def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
+def diagnostics(data: RigidData, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, constraint norms (position, velocity, acceleration), orthogonality, momentum; NaN rotation error.
 
     ``acc`` is laid out like y; only its Omega-dot and v-dot entries are read (NaN there gives a NaN
@@ -243,8 +238,9 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
     axis . sum_i (x_i x m v_i + R_i J_i Omega_i) (docs/benchmarks.md B1, B2); pinned bodies about their pivot.
     Constraint norms are NaN without joints. No allocation.
     """
-    mass, inertia, grav, jb, jp, axis = data[0], data[1], data[2], data[3], data[4], data[5]
-    pinned, pivot, com, y_off = data[6], data[7], data[8], data[9]
+    mass, inertia, grav, jb, jp = data.mass, data.inertia, data.gravity, data.joint_bodies, data.joint_points
+    axis = data.momentum_axis
+    pinned, pivot, com, y_off = data.pinned, data.pivot, data.com, data.y_off
     nb = mass.shape[0]
     energy = 0.0
     mom = 0.0
@@ -351,21 +347,21 @@ def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> N
 
 
 @njit(cache=True)
-def n_velocity(data: tuple) -> int:
+def n_velocity(data: RigidData) -> int:
     """The size of the Lie-algebra velocity vector: 6 per free body, 3 per pinned body."""
-    return data[10][data[0].shape[0]]
+    return int(data.v_off[data.mass.shape[0]])
 
 
 @njit(cache=True)
-def n_multipliers(data: tuple) -> int:
+def n_multipliers(data: RigidData) -> int:
     """3 K: one multiplier 3-vector per spherical joint."""
-    return 3 * data[3].shape[0]
+    return 3 * data.joint_bodies.shape[0]
 
 
 @njit(cache=True, inline="always")
-def get_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
+def get_velocity(data: RigidData, y: np.ndarray, w: np.ndarray) -> None:
     """w = [Omega_i, v_i] (free) or [Omega_i] (pinned) from the state."""
-    pinned, y_off, v_off = data[6], data[9], data[10]
+    pinned, y_off, v_off = data.pinned, data.y_off, data.v_off
     for i in range(pinned.shape[0]):
         if pinned[i]:
             for r in range(3):
@@ -376,9 +372,9 @@ def get_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def set_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
+def set_velocity(data: RigidData, y: np.ndarray, w: np.ndarray) -> None:
     """Write w into the velocity slots of y (also: an acceleration in the state layout, for the diagnostics)."""
-    pinned, y_off, v_off = data[6], data[9], data[10]
+    pinned, y_off, v_off = data.pinned, data.y_off, data.v_off
     for i in range(pinned.shape[0]):
         if pinned[i]:
             for r in range(3):
@@ -389,9 +385,9 @@ def set_velocity(data: tuple, y: np.ndarray, w: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def mass_times(data: tuple, w: np.ndarray, out: np.ndarray) -> None:
+def mass_times(data: RigidData, w: np.ndarray, out: np.ndarray) -> None:
     """out = M w with M = blockdiag(J_i, m_i I) (J_i for a pinned body; the momentum p = M v of RATTLie)."""
-    mass, inertia, pinned, v_off = data[0], data[1], data[6], data[10]
+    mass, inertia, pinned, v_off = data.mass, data.inertia, data.pinned, data.v_off
     for i in range(mass.shape[0]):
         J = inertia[i]
         o = v_off[i]
@@ -402,10 +398,10 @@ def mass_times(data: tuple, w: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
+def potential_gradient(data: RigidData, y: np.ndarray, f: np.ndarray) -> None:
     """f = grad U in the Lie-algebra sense. Free body: rotational part 0 (x is the centre of mass), translational
     -m g. Pinned body: -m rho x (R^T g), minus gravity's moment about the pivot (seed 004 eq. 68)."""
-    mass, grav, pinned, v_off = data[0], data[2], data[6], data[10]
+    mass, grav, pinned, v_off = data.mass, data.gravity, data.pinned, data.v_off
     for i in range(mass.shape[0]):
         o = v_off[i]
         if pinned[i]:
@@ -420,12 +416,12 @@ def potential_gradient(data: tuple, y: np.ndarray, f: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def potential_stiffness(data: tuple, y: np.ndarray, scale: float, K: np.ndarray) -> None:
+def potential_stiffness(data: RigidData, y: np.ndarray, scale: float, K: np.ndarray) -> None:
     """K += scale d/d(dq) [grad U(q exp(dq))] at dq = 0: -m hat(rho) hat(R^T g) per pinned body (free bodies: 0).
 
     grad U of a pinned body is -m rho x u with u = R^T g, and u changes as u x dq_Omega = hat(u) dq_Omega.
     """
-    mass, grav, pinned, com, y_off, v_off = data[0], data[2], data[6], data[8], data[9], data[10]
+    mass, grav, pinned, com, y_off, v_off = data.mass, data.gravity, data.pinned, data.com, data.y_off, data.v_off
     for i in range(mass.shape[0]):
         if not pinned[i]:
             continue
@@ -479,9 +475,9 @@ def advance_body(y: np.ndarray, dq: np.ndarray, o: int, c: int, free: bool, a: f
 
 
 @njit(cache=True, inline="always")
-def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
+def advance_configuration(data: RigidData, y: np.ndarray, dq: np.ndarray, out: np.ndarray) -> None:
     """out = y with R_i <- R_i exp(hat(dq_Omega_i)), x_i <- x_i + dq_v_i; velocities copied from y."""
-    pinned, y_off, v_off = data[6], data[9], data[10]
+    pinned, y_off, v_off = data.pinned, data.y_off, data.v_off
     for i in range(pinned.shape[0]):
         c = v_off[i]
         w0 = dq[c]
@@ -499,7 +495,7 @@ def advance_configuration(data: tuple, y: np.ndarray, dq: np.ndarray, out: np.nd
 
 
 @njit(cache=True, inline="always")
-def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float,
+def difference_acceleration(data: RigidData, w_older: np.ndarray, w_old: np.ndarray, w_new: np.ndarray, h: float,
                             k: int, acc: np.ndarray) -> None:
     """Acceleration at the newest step from velocities, for methods without their own (docs/benchmarks.md).
 
@@ -507,7 +503,7 @@ def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray,
     second-order backward difference (3 w_new - 4 w_old + w_older) / (2h) instead (first-order
     (w_new - w_old)/h at the first step, k = 1). ``acc`` is laid out like the state (Omega-dot and v-dot slots).
     """
-    pinned, y_off, v_off = data[6], data[9], data[10]
+    pinned, y_off, v_off = data.pinned, data.y_off, data.v_off
     for i in range(pinned.shape[0]):
         dofs = 3 if pinned[i] else 6
         slot = y_off[i] + (9 if pinned[i] else 12)
@@ -519,13 +515,13 @@ def difference_acceleration(data: tuple, w_older: np.ndarray, w_old: np.ndarray,
 
 
 @njit(cache=True, inline="always")
-def orthonormalise(data: tuple, y: np.ndarray) -> None:
+def orthonormalise(data: RigidData, y: np.ndarray) -> None:
     """Replace R of every pinned body by its orthogonal polar factor, the nearest rotation (docs/methods.md, rk4).
 
     Newton-Schulz iteration R <- R + R (I - R^T R) / 2 (quadratic convergence near SO(3)) until ||I - R^T R||
     is at round-off (at most 8 iterations). Free bodies are left as they are. No allocation.
     """
-    pinned, y_off = data[6], data[9]
+    pinned, y_off = data.pinned, data.y_off
     for i in range(pinned.shape[0]):
         if not pinned[i]:
             continue

@@ -15,6 +15,7 @@ from numba import njit
 from ..linalg import band_cholesky_solve_lower, lu_solve_inplace
 from .joints import topology_of
 from .rigid import gravity_moment, n_velocity
+from .rigid_data import RigidData
 
 
 @njit(cache=True, inline="always")
@@ -51,21 +52,21 @@ def _joint_rows(A: np.ndarray, b: np.ndarray, y: np.ndarray, o: int, v: int, jp:
 
 
 @njit(cache=True, inline="always")
-def scratch_size(data: tuple) -> int:
+def scratch_size(data: RigidData) -> int:
     """An upper bound on the size of the saddle-point systems (6 per body, 3 per joint; compiled)."""
-    return 6 * data[0].shape[0] + 3 * data[3].shape[0]
+    return 6 * data.mass.shape[0] + 3 * data.joint_bodies.shape[0]
 
 
 @njit(cache=True)
-def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
+def assemble(data: RigidData, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
     """Saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] of the index-1 DAE at state y.
 
     M = blockdiag(J_i, m_i I) (J_i alone for a pinned body); f = (-Omega x J Omega, m g) for a free body,
     -Omega x J Omega + m rho x R^T g for a pinned one (seed 004 eq. 68); gamma = -(velocity-squared terms of
     d2Phi/dt2). Returns the system size.
     """
-    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
-    pinned, y_off, v_off = data[6], data[9], data[10]
+    mass, inertia, grav, jb, jp = data.mass, data.inertia, data.gravity, data.joint_bodies, data.joint_points
+    pinned, y_off, v_off = data.pinned, data.y_off, data.v_off
     nb = mass.shape[0]
     nj = jb.shape[0]
     nv = v_off[nb]
@@ -114,10 +115,10 @@ def assemble(data: tuple, y: np.ndarray, A: np.ndarray, b: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
-def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+def rhs(data: RigidData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """Index-1 DAE right-hand side: dR/dt = R hat(Omega), dx/dt = v, accelerations and multipliers from the
     saddle-point system [[M, B^T], [B, 0]] [dw/dt; lambda] = [f; gamma] (``assemble``), solved by the Schur
-    complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data[11]):
+    complement on the multipliers with the constant M^-1 = blockdiag(J_i^-1, I / m_i) (J_i^-1 in data.inertia_inv):
     S lambda = B M^-1 f - gamma with S = B M^-1 B^T (3K x 3K, symmetric positive definite), then
     dw/dt = M^-1 (f - B^T lambda). S is assembled per body from the 3x3 joint blocks of B and factorised by a
     banded Cholesky factorisation (half bandwidth from joints.topology_of; block-tridiagonal on a chain), so
@@ -127,8 +128,8 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
     (columns 0..band) and of joint k's rotational blocks (the next 6 columns). Returns False if an inertia or S
     is singular.
     """
-    mass, inertia, grav, jb, jp = data[0], data[1], data[2], data[3], data[4]
-    pinned, y_off, v_off, jinv = data[6], data[9], data[10], data[11]
+    mass, inertia, grav, jb, jp = data.mass, data.inertia, data.gravity, data.joint_bodies, data.joint_points
+    pinned, y_off, v_off, jinv = data.pinned, data.y_off, data.v_off, data.inertia_inv
     ninc, incj, incs, kl = topology_of(data)
     nb = mass.shape[0]
     nj = jb.shape[0]
@@ -263,13 +264,13 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 rhs_call = njit(cache=True)(rhs.py_func)
 
 @njit(cache=True)
-def initial_acceleration(data: tuple, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
+def initial_acceleration(data: RigidData, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
     """Consistent accelerations dw/dt (nv) and multipliers (3K) of the index-1 DAE at y (the saddle solve).
 
     Returns False if the system is singular. Used for starting values and the t = 0 diagnostics.
     """
     nv = n_velocity(data)
-    n = nv + 3 * data[3].shape[0]
+    n = nv + 3 * data.joint_bodies.shape[0]
     A = np.empty((n, n))
     b = np.empty(n)
     assemble(data, y, A, b)

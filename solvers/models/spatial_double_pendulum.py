@@ -8,6 +8,7 @@ import numpy as np
 
 from . import rigid
 from .base import Benchmark, Model, Param, Scales
+from .rigid_data import RigidData
 
 R2_DEFAULT = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
 
@@ -42,7 +43,7 @@ def build(p: dict[str, Any]) -> Model:
     return rods_model(data, y0, p["rod_length"], m, p["g"], ("O", "A", "B"))
 
 
-def rods_model(data: tuple, y0: np.ndarray, length: float | np.ndarray, m: float | np.ndarray, g: float,
+def rods_model(data: RigidData, y0: np.ndarray, length: float | np.ndarray, m: float | np.ndarray, g: float,
                names: tuple[str, ...]) -> Model:
     """The Model of n rods (each ``length`` and mass ``m``, or one per rod) joined end to end from a pivot at O (B1,
     B7): drawn points O and every rod's upper end [0, l/2, 0]; scales from the chain hanging along +e3 (rod i's
