@@ -263,15 +263,32 @@ def scaled_update(d_max: float, x_max: float) -> float:
 
 
 @njit(cache=True, inline="always")
+def apply_update(z: np.ndarray, dz: np.ndarray, n: int, prev_upd: float, it: int, tol: float) -> tuple:
+    """A one-block Newton iteration's end: z += dz (n entries), then :func:`newton_test` on the scaled update.
+    Returns (code, upd, scaled): the caller stops on code != CONTINUE or on an update that is not finite
+    (``not upd < 1e300``), and passes ``scaled`` as the next iteration's ``prev_upd``."""
+    upd = 0.0
+    zmax = 0.0
+    for i in range(n):
+        z[i] += dz[i]
+        upd = max(upd, abs(dz[i]))
+        zmax = max(zmax, abs(z[i]))
+    if not upd < 1e300:
+        return CONTINUE, upd, prev_upd
+    scaled = scaled_update(upd, zmax)
+    return newton_test(scaled, prev_upd, it, tol), upd, scaled
+
+
+@njit(cache=True, inline="always")
 def newton_test(upd: float, prev_upd: float, it: int, tol: float) -> int:
     """The Newton stopping test of every implicit kernel, on ``upd``, the largest scaled update of the step's
     unknown blocks (``scaled_update``; ``prev_upd`` that of the previous iteration, ``it`` = 1, 2, ...).
 
     CONVERGED when upd <= tol. STALLED when the iteration no longer contracts (it > 2, upd >= prev_upd / 2) at
     upd <= STALL_FACTOR tol: round-off limits the update (e.g. constraint residuals divided by h); the step is
-    accepted and counted in maxima[MAX_STALLED] (the summary's ``stalled_steps``). CONTINUE otherwise. (Hairer and
-    Wanner's contraction estimate theta/(1 - theta) upd <= tol was tried as a second exit: with the frozen
-    Jacobians of spark it stopped at constraint residuals 10 x tol, so it is not used.)
+    accepted and counted in maxima[MAX_STALLED] (the summary's ``stalled_steps``). CONTINUE otherwise. Not Hairer and
+    Wanner's contraction estimate theta/(1 - theta) upd <= tol as a second exit: with the frozen Jacobians of
+    spark it stops at constraint residuals of 10 tol.
     """
     if upd <= tol:
         return CONVERGED

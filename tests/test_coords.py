@@ -32,7 +32,7 @@ def test_jacobian_and_diagnostics_terms_agree_with_the_general_functions(module)
         phi_j, G_j = np.empty(mm), np.empty((mm, n))
         assert coords.constraint_jacobian(data, y[:n], phi_j, G_j) == m
         phi_h, G_h, H = np.empty(mm), np.empty((mm, n)), np.empty((n, n))
-        coords.constraint_hessian(data, y[:n], np.zeros(mm), phi_h, G_h, H, np.empty((4, 2)), np.empty((4, n)))
+        coords.constraint_hessian(data, y[:n], np.zeros(mm), phi_h, G_h, H)
         np.testing.assert_array_equal(phi_j[:m], phi[:m])
         np.testing.assert_array_equal(G_j[:m], G[:m])
         np.testing.assert_array_equal(phi_h[:m], phi[:m])

@@ -140,7 +140,7 @@ def test_constraint_hessian_matches_finite_differences(make):
     q = rng.normal(size=n)
     z = rng.normal(size=m)
     phi, G, H = np.empty(m), np.empty((m, n)), np.empty((n, n))
-    coords.constraint_hessian(data, q, z, phi, G, H, np.empty((4, 2)), np.empty((4, n)))
+    coords.constraint_hessian(data, q, z, phi, G, H)
     phi_r, G_r, gq = np.empty(m), np.empty((m, n)), np.empty(m)
     coords.constraint_terms(data, q, np.zeros(n), phi_r, G_r, gq)
     np.testing.assert_allclose(phi, phi_r, atol=1e-14)

@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, tableaus
-from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_factored_inline, lu_solve_inline, lu_solve_inplace
+from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_factored_inline, lu_solve_inline, saddle_point_solve
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -396,19 +396,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             bs[r] = p1[r]
         if project:
             mp = coords.constraint_jacobian(cd, qd1, phi, G1)
-            szp = n + mp
-            for r in range(szp):
-                for c in range(szp):
-                    As[r, c] = 0.0
-            for r in range(n):
-                for c in range(n):
-                    As[r, c] = M[r, c]
-            for e in range(mp):
-                bs[n + e] = 0.0
-                for c in range(n):
-                    As[n + e, c] = G1[e, c]
-                    As[c, n + e] = G1[e, c]
-            if not lu_solve_inplace(As, bs, szp):
+            if not saddle_point_solve(M, G1, n, mp, As, bs):
                 info[kernels.INFO_TIME] = t + h
                 return st, kernels.SINGULAR, n_saved
         else:

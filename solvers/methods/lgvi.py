@@ -411,11 +411,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                         blocks = False
             if blocks:
                 # Schur complement on the multipliers: S dnu = r2 - D H^-1 r1, S = D H^-1 C, D = B(q_{n+1}) T
-                for r in range(nm):
-                    rhs[r] = r2[r]
-                    if fresh:
-                        for c in range(S.shape[1]):
-                            S[r, c] = 0.0
+                joints.schur_start(S, rhs, r2, nm, fresh)  # rhs = r2; a fresh S = 0
                 for i in range(nb):
                     o = v_off[i]
                     im = 1.0 / mass[i]

@@ -294,19 +294,9 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             F[i] = -F[i]
         if not lu_solve_inplace(A, F, n):
             return kernels.SINGULAR, it, upd, code
-        upd = 0.0
-        zmax = 0.0
-        for i in range(n):
-            z[i] += F[i]
-            upd = max(upd, abs(F[i]))
-            zmax = max(zmax, abs(z[i]))
-        if not upd < 1e300:
+        code, upd, prev = kernels.apply_update(z, F, n, prev, it, tol)  # the common test (kernels.newton_test)
+        if code != kernels.CONTINUE or not upd < 1e300:
             break
-        scaled = kernels.scaled_update(upd, zmax)  # the common test (kernels.newton_test), one block
-        code = kernels.newton_test(scaled, prev, it, tol)
-        if code != kernels.CONTINUE:
-            break
-        prev = scaled
     converged = code != kernels.CONTINUE
     if variant == CARDAN:
         lock = min(abs(math.cos(z[4])), abs(math.cos(0.5 * (z0[4] + z[4]))))
@@ -379,7 +369,6 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
     upd = np.inf
     prev = np.inf
     code = kernels.CONTINUE
-    zmax = 0.0
     while it < max_iter:
         it += 1
         wm = 0.5 * (w0 + z[0])
@@ -413,19 +402,9 @@ def _step_planar(variant: int, y: np.ndarray, h: float, tol: float, max_iter: in
             A[2, 2] = 1.0
             if not lu_solve_inplace(A, F, 3):
                 return kernels.SINGULAR, it, upd, code
-        upd = 0.0
-        zmax = 0.0
-        for i in range(n):
-            z[i] += F[i]
-            upd = max(upd, abs(F[i]))
-            zmax = max(zmax, abs(z[i]))
-        if not upd < 1e300:
+        code, upd, prev = kernels.apply_update(z, F, n, prev, it, tol)  # the common test (kernels.newton_test)
+        if code != kernels.CONTINUE or not upd < 1e300:
             break
-        scaled = kernels.scaled_update(upd, zmax)  # the common test (kernels.newton_test), one block
-        code = kernels.newton_test(scaled, prev, it, tol)
-        if code != kernels.CONTINUE:
-            break
-        prev = scaled
     if code == kernels.CONTINUE:
         return kernels.NEWTON, it, upd, code
     if variant == ANGLE:

@@ -278,11 +278,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             for r in range(nm):
                 res = max(res, abs(r2[r]))
             # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (block, band or dense storage; once per step)
-            for r in range(nm):
-                rhs[r] = r2[r]
-                if fresh:
-                    for c in range(S.shape[1]):
-                        S[r, c] = 0.0
+            joints.schur_start(S, rhs, r2, nm, fresh)  # rhs = r2; a fresh S = 0
             for i in range(nb):
                 o = v_off[i]
                 t0 = Wc[i, 0, 0] * r1[o] + Wc[i, 0, 1] * r1[o + 1] + Wc[i, 0, 2] * r1[o + 2]

@@ -60,7 +60,7 @@ from numba import njit
 
 from .. import kernels, tableaus
 from ..driver import Runner, step_count
-from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_inplace
+from ..linalg import lu_factor_inplace, lu_solve_factored, saddle_point_solve
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
 
@@ -228,8 +228,6 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     Gs = np.empty((s + 1, mm, n))  # G(q^nu)
     Hs = np.empty((s + 1, n, n))  # d(G^T mu_nu)/dq at q^nu
     H = np.empty((n, n))
-    P4 = np.empty((4, 2))
-    J4 = np.empty((4, n))
     zero = np.zeros(mm)
     blk = np.empty((3, 2, 2))
     EV = np.empty((s, n, n))
@@ -305,9 +303,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     qc[nu, r] = y[r] + h * dl[nu, r]
             for nu in range(s + 1):
                 if nu == s or nu == 0:
-                    coords.constraint_hessian(cd, qc[nu], zero, phi, Gs[nu], Hs[nu], P4, J4)
+                    coords.constraint_hessian(cd, qc[nu], zero, phi, Gs[nu], Hs[nu])
                 else:
-                    coords.constraint_hessian(cd, qc[nu], mu[nu], phi, Gs[nu], Hs[nu], P4, J4)
+                    coords.constraint_hessian(cd, qc[nu], mu[nu], phi, Gs[nu], Hs[nu])
                 if nu >= 1:
                     for r in range(m):
                         res[s * n + (nu - 1) * m + r] = phi[r] / h
@@ -393,21 +391,10 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             for i in range(s):
                 v += b[i] * (h * lag[i, s] * E[i, r] + dlag[i, s] * Y[i, r])
             a[r] = v
-        coords.constraint_hessian(cd, qc[s], zero, phi, G, H, P4, J4)
-        sz = n + m
-        for r in range(sz):
-            for c in range(sz):
-                As[r, c] = 0.0
+        coords.constraint_hessian(cd, qc[s], zero, phi, G, H)
         for r in range(n):
-            for c in range(n):
-                As[r, c] = M[r, c]
             bs[r] = a[r]
-        for e in range(m):
-            bs[n + e] = 0.0
-            for c in range(n):
-                As[n + e, c] = G[e, c]
-                As[c, n + e] = G[e, c]
-        if not lu_solve_inplace(As, bs, sz):
+        if not saddle_point_solve(M, G, n, m, As, bs):
             info[kernels.INFO_TIME] = t + h
             return st, kernels.SINGULAR, n_saved
         for r in range(n):

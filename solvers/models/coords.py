@@ -359,12 +359,11 @@ def _constraint_norms(data: tuple, q: np.ndarray, qd: np.ndarray, qdd: np.ndarra
 
 
 @njit(cache=True)
-def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarray, G: np.ndarray, H: np.ndarray,
-                       P4: np.ndarray, J4: np.ndarray) -> int:
+def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarray, G: np.ndarray,
+                       H: np.ndarray) -> int:
     """phi, G = dPhi/dq and the weighted Hessian H = sum_r z_r d2Phi_r/dq2 = d(G^T z)/dq (n, n); returns rows.
 
-    Allocation-free (P4 (4, 2) and J4 (4, n) are no longer used; kept for the callers). H is symmetric; G and H
-    are overwritten.
+    Allocation-free. H is symmetric; G and H are overwritten.
     """
     pts = data[3]
     cons = data[4]

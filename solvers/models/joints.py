@@ -336,8 +336,8 @@ def schur_storage(nm: int, kl: int) -> tuple[int, int]:
 def schur_storage_spd(nm: int, kl: int) -> tuple[int, int]:
     """(kl, columns) of a symmetric positive definite Schur complement (B M^-1 B^T, project_momentum): the block storage
     of linalg.block3_factor, marked kl = -2 (9 columns), when it is block-tridiagonal (joints along a chain, band_of
-    at most 5; measured 0.21 -> 0.16 us per projection on the double pendulum, 11.3 -> 7.0 us at 64 rods); else as
-    schur_storage."""
+    at most 5: block LU is faster than the band solve there, by a quarter on the double pendulum and a third at 64
+    rods); else as schur_storage."""
     if 0 < kl <= 5:
         return -2, 9
     return schur_storage(nm, kl)
@@ -410,6 +410,17 @@ def schur_rhs_add(rhs, coef, i, o, t0, t1, t2, u, uscale, Gl, ninc, incj, incs) 
         for r in range(3):
             rhs[3 * kj + r] += coef * (Gl[kj, sd, r, 0] * t0 + Gl[kj, sd, r, 1] * t1 + Gl[kj, sd, r, 2] * t2
                                        - sign * (u[o + 3 + r] * uscale))
+
+
+@njit(cache=True, inline="always")
+def schur_start(S: np.ndarray, rhs: np.ndarray, r2: np.ndarray, nm: int, fresh: bool) -> None:
+    """Start the multipliers' Schur system S dmu = r2 - (per-body terms, :func:`schur_add`): rhs = r2, and a
+    fresh S (a new Newton matrix) at zero."""
+    for r in range(nm):
+        rhs[r] = r2[r]
+        if fresh:
+            for c in range(S.shape[1]):
+                S[r, c] = 0.0
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,7 @@ B_Omega_i = -R_i hat(a), B_v_i = I, B_Omega_j = R_j hat(b), B_v_j = -I. Joints j
 
 The model data handed to kernels is the named tuple :class:`solvers.models.rigid_data.RigidData` (its fields
 documented there), read by field name. The joints' topology is one int array, not four: every array of the tuple
-costs the kernels time (0.25 us per lgvi step for four more).
+costs the kernels time in every step.
 """
 
 from __future__ import annotations
@@ -550,8 +550,8 @@ def orthonormalise(data: RigidData, y: np.ndarray) -> None:
 
 
 # Inlined (numba IR) forms of the per-step model functions, for the hot loops of kernels: a compiled call that
-# passes the data tuple copies about 60 machine words onto the stack, which measured (perf, RATTLie on the seed
-# run) more than the body of potential_gradient or constraint_jacobian itself. Same Python functions, no cache of
+# passes the data tuple copies about 60 machine words onto the stack, which costs more than the body of
+# potential_gradient or constraint_jacobian itself. Same Python functions, no cache of
 # their own (they are compiled into the calling kernel).
 potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
 constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
