@@ -1,9 +1,12 @@
-"""Where numba keeps the compiled kernels: a directory keyed by a digest of this package's sources.
+"""Where numba keeps the compiled kernels: a directory keyed by this package's sources and where they lie.
 
 numba's on-disk cache checks only the timestamp of the file that defines a kernel, not of the functions it calls
 in other modules, so after an edit of (say) models/rigid.py a cached method kernel would still run the old machine
 code. Keying the directory by the digest of every source file makes a changed package compile afresh, while an
-unchanged one loads from disk. The base directory is ``NUMBA_CACHE_DIR`` if set, else
+unchanged one loads from disk. numba's entries are also only valid for the source file's path and modification
+time, so the key includes both (:func:`cache_key`): otherwise a second checkout of the same code, or a touched
+file, would find the "complete" stamp beside kernels numba will not load, and compile them where the server
+expected a load. The base directory is ``NUMBA_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/integrator-lab/numba`` (``~/.cache/...``).
 
 numba refuses to import a cached kernel module at all when its cache directory is not writable ("no locator
@@ -38,12 +41,23 @@ def source_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def cache_key() -> str:
+    """source_digest plus the package's path and its compiled modules' modification times: numba's own validity
+    test for a cached kernel, so the stamp of one key is only found where that key's kernels load."""
+    h = hashlib.sha256(f"{source_digest()} {PACKAGE}".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if b"njit" in path.read_bytes():
+            st = path.stat()
+            h.update(f"{path.relative_to(PACKAGE)} {st.st_mtime_ns} {st.st_size}".encode())
+    return h.hexdigest()[:16]
+
+
 def cache_dir() -> Path:
-    """The directory numba compiles into for this version of the sources."""
+    """The directory numba compiles into for this version and location of the sources."""
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "integrator-lab", "numba"
     )
-    return Path(base) / source_digest()
+    return Path(base) / cache_key()
 
 
 def writable(path: Path) -> bool:
@@ -84,14 +98,14 @@ def configure() -> Path:
     return path
 
 
-COMPLETE = "complete"  # stamp file: a warmup of this digest finished (solvers.api.warmup)
+COMPLETE = "complete"  # stamp file: a warmup of this key finished (solvers.api.warmup)
 
 
 def mark_complete() -> None:
-    """Record that every kernel of this digest is compiled into the cache directory."""
+    """Record that every kernel of this key is compiled into the cache directory."""
     (Path(numba.config.CACHE_DIR) / COMPLETE).touch()
 
 
 def is_complete() -> bool:
-    """Whether mark_complete ran for this digest (in this cache directory or the one it was copied from)."""
+    """Whether mark_complete ran for this key (in this cache directory or the one it was copied from)."""
     return (Path(numba.config.CACHE_DIR) / COMPLETE).is_file()

@@ -187,6 +187,29 @@ def test_numba_cache_is_keyed_by_the_sources(tmp_path, monkeypatch):
     assert _numba_cache.source_digest() == second
 
 
+def test_the_kernel_cache_key_follows_numbas_validity_path_and_mtime(tmp_path, monkeypatch):
+    """numba's entries are valid for one source path and mtime: another checkout of the same code, or a touched
+    file, must get its own directory (and no "complete" stamp), while the provenance digest stays the same."""
+    import os
+
+    from solvers import _numba_cache
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    for clone in ("one", "two"):
+        (tmp_path / clone).mkdir()
+        (tmp_path / clone / "k.py").write_text("@njit\ndef y(): return 2\n")
+        os.utime(tmp_path / clone / "k.py", ns=(1_000_000_000, 1_000_000_000))
+    keys, digests = [], []
+    for clone in ("one", "two"):
+        monkeypatch.setattr(_numba_cache, "PACKAGE", tmp_path / clone)
+        keys.append(_numba_cache.cache_key())
+        digests.append(_numba_cache.source_digest())
+    assert digests[0] == digests[1] and keys[0] != keys[1]
+    assert _numba_cache.cache_dir().name == keys[1] and len(keys[1]) == 16
+    os.utime(tmp_path / "two" / "k.py", ns=(2_000_000_000, 2_000_000_000))
+    assert _numba_cache.cache_key() not in keys and _numba_cache.source_digest() == digests[1]
+
+
 def test_order_may_depend_on_options_and_adaptive_is_a_field():
     from solvers.registry import METHODS
 
