@@ -35,17 +35,21 @@ IMPLICIT = ("rattlie", "lgvi", "lgvi_lagrangian", "lie_galpha", "spark", "hermit
 SEED000 = ("spatial_double_pendulum", 5.0)  # seed 000's mechanism and state, its first 5 s (chaotic beyond)
 SEED000_STEPS = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4)
 SEED000_TOLS = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11)
+SEED000_COMPOSED_STEPS = (1e-2, 5e-3, 2.5e-3, 1.25e-3)  # each step is 5, 9 or 17 sub-steps (solvers.composition)
 
 
 def seed000() -> int:
-    """Work-precision on seed 000's run: the Lie group methods at halving steps, SciPy's DOP853 at tightening
+    """Work-precision on seed 000's run: the Lie group methods, rk4 and rattlie composed to orders 4, 6 and 8
+    (Newton to 1e-14, so that it does not floor their error) at halving steps, SciPy's DOP853 at tightening
     tolerances; error = max over the saved samples of the drawn points' distance to the reference (m)."""
     from solvers import references
 
     benchmark, t_end = SEED000
     print("| method | setting | max error [m] | CPU [s] | steps | rhs evaluations |")
     print("|---|---|---|---|---|---|")
-    runs = [(m, f"h = {h:g}", {"h": h}, {}) for m in ("rattlie", "lgvi", "lie_galpha") for h in SEED000_STEPS]
+    runs = [(m, f"h = {h:g}", {"h": h}, {}) for m in ("rattlie", "lgvi", "lie_galpha", "rk4") for h in SEED000_STEPS]
+    runs += [(m, f"h = {h:g}", {"h": h}, {"newton_tol": 1e-14})
+             for m in ("rattlie_c4", "rattlie_c6", "rattlie_c8") for h in SEED000_COMPOSED_STEPS]
     runs += [("scipy_dop853", f"rtol = atol = {tol:g}", {"h": 1e-2}, {"rtol": tol, "atol": tol})
              for tol in SEED000_TOLS]
     for method, setting, step, options in runs:

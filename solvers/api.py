@@ -155,20 +155,19 @@ def _warm_method(method: str) -> None:
             _warm_pair((method, b))
 
 
-_REFERENCES = ("references", "pendulum_3d")  # a warm-up task: the references' compiled DOP853 (every benchmark's)
-
-
 def _warm_pair(pair: tuple[str, str]) -> None:
-    """Compile (or load) the kernel of one (method, benchmark) pair: two steps at the benchmark's default step;
-    :data:`_REFERENCES`: the references' kernel, by a short reference solution."""
-    if pair == _REFERENCES:
-        from . import references
-
-        references.reference(pair[1], [0.0, 0.01])
-        return
+    """Compile (or load) the kernel of one (method, benchmark) pair: two steps at the benchmark's default step."""
     method, benchmark = pair
     spec = BENCHMARKS[benchmark]
     simulate(benchmark, method, h=spec.default_h, t_end=2 * spec.default_h)
+
+
+def _warm_references() -> None:
+    """Compile (or load) the references' kernel (the compiled DOP853 every benchmark's reference runs on) by a
+    short reference solution."""
+    from . import references
+
+    references.reference("pendulum_3d", [0.0, 0.01])
 
 
 def warm_tasks() -> list[tuple[str, str]]:
@@ -198,11 +197,14 @@ def warmup(verbose: bool = True, jobs: int = 1) -> float:
         import multiprocessing
 
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            tasks = [pool.submit(_warm_pair, pair) for pair in warm_tasks()]
             # the references' kernel (about 20 s) last: it fills the pool's tail instead of running after it
-            list(pool.map(_warm_pair, [*warm_tasks(), _REFERENCES]))
+            tasks.append(pool.submit(_warm_references))
+            for task in tasks:
+                task.result()
     for m in METHODS:
         _warm_method(m)
-    _warm_pair(_REFERENCES)
+    _warm_references()
     _numba_cache.mark_complete()
     dt = time.perf_counter() - t0
     if verbose:

@@ -11,9 +11,12 @@ problem with an exact solution.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+
+from .methods.base import Method, Option
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,38 @@ def gammas(name: str) -> np.ndarray:
 def power_sums(g: np.ndarray, up_to: int = 7) -> dict[int, float]:
     """sum(gamma^k) for odd k from 1 to ``up_to``: 1, then 0 for each k < the order (HLW V.3.2)."""
     return {k: float(np.sum(g**k)) for k in range(1, up_to + 1, 2)}
+
+
+
+NONE = "none"  # the base method's own step: what its pack sees when no composition is asked for
+BEST = {4: "suzuki5", 6: "kahan_li9", 8: "kahan_li17"}  # the smallest error constants of each order (HLW V.3.2)
+
+
+def pack(name: str) -> np.ndarray:
+    """The tail of a kernel's option array: [s, gamma_1, ..., gamma_s] (s = 1, gamma = 1 without composition)."""
+    g = np.ones(1) if name == NONE else gammas(name)
+    return np.concatenate(([float(g.size)], g))
+
+
+def composed(base: Method, order: int) -> Method:
+    """``base`` composed to ``order``: id ``<base>_c<order>``, the same kernel, an option ``composition`` that
+    picks one of COMPOSITIONS of that order (BEST by default). ``base`` must be symmetric (its kernel's step of h
+    then -h is the identity: tests/test_composed_methods.py) and its pack must read ``composition``."""
+    if "symmetric" not in base.properties:
+        raise ValueError(f"method {base.id!r} is not symmetric: composition does not raise its order")
+    names = tuple(c.id for c in COMPOSITIONS.values() if c.order == order)
+    sets = "; ".join(f"{c.id}: {c.stages} stages, {c.source}" for c in COMPOSITIONS.values() if c.order == order)
+    option = Option(BEST[order], f"the coefficient set (sub-steps gamma_i h, some negative): {sets}", "choice",
+                    choices=names)
+    return dataclasses.replace(
+        base,
+        id=f"{base.id}_c{order}",
+        title=f"{base.title}, composed to order {order}",
+        order=order,
+        order_for=None,
+        description=(f"{base.id} composed to order {order} (Hairer, Lubich and Wanner, II.4 and V.3): each step is "
+                     f"{COMPOSITIONS[BEST[order]].stages} (or more) sub-steps of {base.id}, some backwards, so the "
+                     "structure stays (symplectic, on the Lie group, constraints kept) and only the order rises."),
+        options={**base.options, "composition": option},
+        properties=(*base.properties, "composition"),
+    )

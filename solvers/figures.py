@@ -68,8 +68,11 @@ def run_color(index: int) -> str:
 
 
 def run_label(result: dict) -> str:
-    """A short name for one run, e.g. ``rk4, h=0.01``."""
-    return f"{result.get('method', '?')}, h={result.get('h', float('nan')):g}"
+    """A short name for one run, e.g. ``rk4, h=0.01``; a composed method names its coefficient set
+    (``rattlie + triple_jump, h=0.01``), which the runs of one method are otherwise told apart by."""
+    composed = (result.get("options") or {}).get("composition")
+    method = str(result.get("method", "?")) + (f" + {composed}" if composed not in (None, "none") else "")
+    return f"{method}, h={result.get('h', float('nan')):g}"
 
 
 def typed(values: np.ndarray) -> dict[str, str]:

@@ -5,6 +5,7 @@ The CLI, the dashboard and the tests are all driven from these two dicts.
 
 from __future__ import annotations
 
+from .composition import composed
 from .methods import (
     erk,
     hermite,
@@ -52,6 +53,7 @@ METHODS: dict[str, Method] = {
         erk.METHOD,
         lie_galpha.METHOD,
         rattlie.METHOD,
+        *(composed(rattlie.METHOD, p) for p in (4, 6, 8)),
         lgvi.METHOD,
         lgvi.METHOD_LAGRANGIAN,
         spark.METHOD,
@@ -64,8 +66,10 @@ METHODS: dict[str, Method] = {
         hermite.METHOD_H23,
         hermite.METHOD_H33,
         midpoint.METHOD_ANGLE,
+        *(composed(midpoint.METHOD_ANGLE, p) for p in (4, 6, 8)),
         midpoint.METHOD_REDUCED,
         midpoint.METHOD_ROTATION,
+        *(composed(midpoint.METHOD_ROTATION, p) for p in (4, 6, 8)),
         midpoint.METHOD_CARDAN,
         scipy_ivp.METHOD_DOP853,
         scipy_ivp.METHOD_RADAU,

@@ -516,3 +516,24 @@ def test_the_teachers_3d_pendulum_case_runs_clean(page, live_server):
     assert page.inner_text("#run-status").startswith("Done")
     assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"] * 3
     assert "Warning" not in page.inner_text("#run-summary-table")
+
+
+def test_a_composed_method_runs_beside_its_base_with_the_set_chosen_in_the_options(page, live_server):
+    """Issue 28: rattlie_c4 is offered beside rattlie; its coefficient set is picked under Method options; both
+    run, named so in the table and in the share link."""
+    from playwright.sync_api import expect
+
+    open_page(page, link(live_server, benchmark="spatial_double_pendulum", methods="rattlie,rattlie_c4", h="0.01",
+                         t_end="2"))
+    page.click("text=Method options")
+    dropdown = field(page, "option", "composition", "rattlie_c4")
+    expect(dropdown.locator(".dash-dropdown-value-item")).to_have_text(["suzuki5"])
+    dropdown.click()
+    page.locator('.dash-dropdown-options[role=listbox] [role="option"]:has(input[value="triple_jump"])').click()
+    expect(dropdown.locator(".dash-dropdown-value-item")).to_have_text(["triple_jump"])
+    page.wait_for_function(
+        "() => /o.rattlie_c4.composition=triple_jump/.test(document.querySelector('#run-share-link').href)")
+    run_and_wait(page)
+    rows = page.locator("#run-summary-table tbody tr").all_inner_texts()
+    assert [r.split("\t")[0] for r in rows[:2]] == ["rattlie, h=0.01", "rattlie_c4 + triple_jump, h=0.01"], rows
+    assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok", "ok"]

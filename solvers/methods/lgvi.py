@@ -628,7 +628,8 @@ METHOD = Method(
     options=dict(NEWTON_OPTIONS),
     pack=_pack(True),
     work_size=work_size,
-    properties=("implicit", "symplectic", "variational", "Lie group", "constraints at position and velocity level"),
+    properties=("implicit", "symplectic", "symmetric", "variational", "Lie group",
+                "constraints at position and velocity level"),
     domain_message=(
         "Lee's implicit equation for the step rotation has no solution on its principal branch here: "
         "|h Pi + h^2/2 M| is beyond the range of f -> g (for J = I its bound is 1, i.e. about h |Omega| < 1); "
@@ -651,7 +652,7 @@ METHOD_LAGRANGIAN = Method(
     options=dict(NEWTON_OPTIONS),
     pack=_pack(False),
     work_size=work_size,
-    properties=("implicit", "symplectic", "variational", "Lie group", "position constraints only"),
+    properties=("implicit", "symplectic", "symmetric", "variational", "Lie group", "position constraints only"),
     domain_message=(
         "Lee's implicit equation for the step rotation has no solution on its principal branch here: "
         "|h Pi + h^2/2 M| is beyond the range of f -> g (for J = I its bound is 1, i.e. about h |Omega| < 1); "

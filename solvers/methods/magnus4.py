@@ -66,5 +66,5 @@ METHOD = Method(
     machineries=("rotvec",),
     work_size=angular_velocity.rotation_work_size,
     benchmarks=("angular_velocity",),
-    properties=("explicit", "fixed step", "Lie group", "linear ODE with given omega(t)"),
+    properties=("explicit", "fixed step", "symmetric", "Lie group", "linear ODE with given omega(t)"),
 )

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .. import kernels
+from .. import composition, kernels
 from ..linalg import inv3_into, lu_solve_inplace
 from ..models import coords, rigid, rigid_dae
 from ..models.dispatch import RIGID
@@ -48,7 +48,7 @@ _NEAR_LOCK = 10.0
 
 
 # the option array's slots, in the order pack writes them
-O_VARIANT, O_TOL, O_MAX_ITER, O_GIMBAL_TOL = range(4)
+O_VARIANT, O_TOL, O_MAX_ITER, O_GIMBAL_TOL, O_N_SUB, O_GAMMA = range(6)  # O_GAMMA: the first of O_N_SUB fractions
 
 
 @njit(cache=True)
@@ -422,7 +422,8 @@ def _advance(KIND: int):
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
                 info):
-        """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol].
+        """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol,
+        s, gamma_1..gamma_s].
 
         work[0:3] holds the continuous Cardan angles (midpoint_cardan).
         """
@@ -478,15 +479,17 @@ def _advance(KIND: int):
                     info[kernels.INFO_TIME] = t
                     return 0, kernels.SINGULAR, n_saved
             else:
-                if KIND == RIGID:
-                    status, it, upd, code = _step_spatial(variant, y, th, h, tol, max_iter, gimbal_tol, Jp, top, z,
-                                                          z0, F, A, aux, dG, E, dEy, dEz, out)
-                else:
-                    status, it, upd, code = _step_planar(variant, y, h, tol, max_iter, Jm, amp, phi, z, F, A)
-                kernels.newton_done(code, it, maxima)
-                if status != kernels.OK:
-                    kernels.fail(info, t, upd, it)
-                    return s, status, n_saved
+                for j in range(int(opts[O_N_SUB])):  # the sub-steps of a composition (solvers.composition), or h
+                    hs = h * opts[O_GAMMA + j]
+                    if KIND == RIGID:
+                        status, it, upd, code = _step_spatial(variant, y, th, hs, tol, max_iter, gimbal_tol, Jp, top,
+                                                              z, z0, F, A, aux, dG, E, dEy, dEz, out)
+                    else:
+                        status, it, upd, code = _step_planar(variant, y, hs, tol, max_iter, Jm, amp, phi, z, F, A)
+                    kernels.newton_done(code, it, maxima)
+                    if status != kernels.OK:
+                        kernels.fail(info, t, upd, it)
+                        return s, status, n_saved
                 if not kernels.state_ok(y):
                     info[kernels.INFO_TIME] = t + h
                     return s, kernels.NONFINITE, n_saved
@@ -532,8 +535,10 @@ def work_size(model) -> int:
 
 def _pack(variant: int):
     def pack(o: dict[str, Any]) -> np.ndarray:
-        """Kernel option array: [variant, newton_tol, newton_max_iter, gimbal_tol]."""
-        return np.array([float(variant), o["newton_tol"], float(o["newton_max_iter"]), o.get("gimbal_tol", 0.0)])
+        """Kernel option array: [variant, newton_tol, newton_max_iter, gimbal_tol, s, gamma_1..gamma_s]
+        (composition.pack: s = 1 unless a composed method asks for its sub-steps)."""
+        head = [float(variant), o["newton_tol"], float(o["newton_max_iter"]), o.get("gimbal_tol", 0.0)]
+        return np.concatenate((head, composition.pack(o.get("composition", composition.NONE))))
 
     return pack
 

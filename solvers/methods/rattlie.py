@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .. import kernels, lie
+from .. import composition, kernels, lie
 from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
 
 # the option array's slots, in the order pack writes them
-O_TOL, O_MAX_ITER = range(2)
+O_TOL, O_MAX_ITER, O_N_SUB, O_GAMMA = range(4)  # O_GAMMA: the first of O_N_SUB step fractions
 
 
 @njit(cache=True, inline="always")
@@ -173,215 +173,217 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     rigid.get_velocity(rd, y, w)
     rigid.potential_gradient(rd, y, f)
     joints.joint_blocks(jb, jp, y_off, y, G0)
-    hh = 0.5 * h
-    ih = 1.0 / h  # multiplications in the loop instead of divisions (round-off level)
+    n_sub = int(opts[O_N_SUB])  # sub-steps of a composition (solvers.composition); 1: the method itself
+    hs_prev = h if k0 == 0 else h * opts[O_GAMMA + n_sub - 1]  # the step size mu = hs lambda was solved for
     for s in range(n_steps):
         k = k0 + s
         t = t_start + k * h
-        for i in range(nb):
-            o = v_off[i]
-            for r in range(3):
-                p[o + r] = Jm[i, r, 0] * w[o] + Jm[i, r, 1] * w[o + 1] + Jm[i, r, 2] * w[o + 2]
-                if not pinned[i]:
-                    p[o + 3 + r] = mass[i] * w[o + 3 + r]
-        rigid.constraint_residual(rd, y, phi0)
-        # the constant part of the residual r1: -p_n + (h/2) f(q_n)
-        for r in range(nv):
-            p[r] = hh * f[r] - p[r]
-        # predictor: Delta quadratically extrapolated from the last three steps (O(h^3)), at the first steps
-        # v_{n+1/2} ~ 1.5 v_n - 0.5 v_{n-1}; mu linearly extrapolated from the last two steps
-        for r in range(nv):
-            if k > 2:
-                delta[r] = 3.0 * d1[r] - 3.0 * d2[r] + d3[r]
-            else:
-                delta[r] = 1.5 * w[r] - 0.5 * w_older[r] if k > 0 else w[r]
-        for r in range(nm):
-            mu_r = mu[r]
-            if k > 1:
-                mu[r] = 2.0 * mu_r - mu_prev[r]
-            mu_prev[r] = mu_r
-        code = kernels.CONTINUE
-        res = 0.0
-        prev_upd = np.inf
-        it = 0
-        while it < max_iter:
-            it += 1
-            fresh = it == 1  # simplified Newton: the Jacobian of the first iterate serves the whole step
-            res = 0.0
+        for j in range(n_sub):
+            hs = h * opts[O_GAMMA + j]
+            hh = 0.5 * hs
+            ih = 1.0 / hs  # multiplications in the loop instead of divisions (round-off level)
             for i in range(nb):
                 o = v_off[i]
-                w0 = h * delta[o]
-                w1 = h * delta[o + 1]
-                w2 = h * delta[o + 2]
-                hd[o] = w0
-                hd[o + 1] = w1
-                hd[o + 2] = w2
-                if not pinned[i]:
-                    for r in range(3):
-                        hd[o + 3 + r] = h * delta[o + 3 + r]
-                x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-                sc[i, 0] = lie.sinc1_inline(x)
-                sc[i, 1] = lie.cosc2_inline(x)
-                rigid.advance_body(y, hd, y_off[i], o, not pinned[i], sc[i, 0], sc[i, 1], y1)
-                for c in range(3):
-                    Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
-                if fresh:
-                    v3[0] = -w0
-                    v3[1] = -w1
-                    v3[2] = -w2
-                    lie.poly_into_inline(v3, -0.5, lie.c_coef_inline(x), Tm)  # T^-T(-h Delta)
-                    for r in range(3):
-                        r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
-                else:
-                    _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef_inline(x), Jd, r1, o)
-                if not pinned[i]:
-                    for r in range(3):
-                        r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
-                # r1 += -p_n + (h/2) f + (1/2) B(q_n)^T mu
-                c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, mu, 0.5, r1[o] + p[o], r1[o + 1] + p[o + 1],
-                                           r1[o + 2] + p[o + 2])
-                r1[o] = c0
-                r1[o + 1] = c1
-                r1[o + 2] = c2
-                if not pinned[i]:
-                    for r in range(3):
-                        r1[o + 3 + r] += p[o + 3 + r]
-                    joints.bt_tr_add(ninc, incj, incs, i, o, mu, 0.5, r1)
-                if not fresh:
-                    continue
-                # D(-h Delta; M Delta)
-                lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef_inline(x), 0.0, lie.c3_coef_inline(x), Dm)
                 for r in range(3):
-                    for c in range(3):
-                        A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
-                            - h * Dm[r, c]
-                if not inv3_into_inline(A3, Ai3):
-                    info[kernels.INFO_TIME] = t
-                    return s, kernels.SINGULAR, n_saved
-                # C = B(q_{n+1}) T(h Delta): Wc = T(h Delta) A^-1 carries the T (translational blocks: T = I)
-                v3[0] = w0
-                v3[1] = w1
-                v3[2] = w2
-                lie.poly_into_inline(v3, -lie.cosc2_inline(x), lie.sinc3_inline(x), Tt)  # T(h Delta)
-                for r in range(3):
-                    for c in range(3):
-                        Ainv[i, r, c] = Ai3[r, c]
-                        Wc[i, r, c] = Tt[r, 0] * Ai3[0, c] + Tt[r, 1] * Ai3[1, c] + Tt[r, 2] * Ai3[2, c]
-            if fresh:
-                joints.joint_blocks(jb, jp, y_off, y1, Gc)
-            # Phi(q_n exp(h Delta)) from Phi(q_n) and the increment: no round-off floor eps |x| / h in Phi / h
-            joints.constraint_residual_step(rd, y, hd, sc, phi0, r2)
-            for r in range(nm):
-                r2[r] *= ih
+                    p[o + r] = Jm[i, r, 0] * w[o] + Jm[i, r, 1] * w[o + 1] + Jm[i, r, 2] * w[o + 2]
+                    if not pinned[i]:
+                        p[o + 3 + r] = mass[i] * w[o + 3 + r]
+            rigid.constraint_residual(rd, y, phi0)
+            # the constant part of the residual r1: -p_n + (h/2) f(q_n)
             for r in range(nv):
-                res = max(res, abs(r1[r]))
+                p[r] = hh * f[r] - p[r]
+            # predictor: Delta quadratic in the last three steps (O(h^3)), at first 1.5 v_n - 0.5 v_{n-1}; mu linear
+            # in the last two. A composition's sub-steps differ in size and sign: Delta ~ v_n, mu = hs lambda rescaled
+            for r in range(nv):
+                if n_sub > 1 or k == 0:
+                    delta[r] = w[r]
+                else:
+                    delta[r] = 3.0 * d1[r] - 3.0 * d2[r] + d3[r] if k > 2 else 1.5 * w[r] - 0.5 * w_older[r]
             for r in range(nm):
-                res = max(res, abs(r2[r]))
-            # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (block, band or dense storage; once per step)
-            joints.schur_start(S, rhs, r2, nm, fresh)  # rhs = r2; a fresh S = 0
-            for i in range(nb):
-                o = v_off[i]
-                t0 = Wc[i, 0, 0] * r1[o] + Wc[i, 0, 1] * r1[o + 1] + Wc[i, 0, 2] * r1[o + 2]
-                t1 = Wc[i, 1, 0] * r1[o] + Wc[i, 1, 1] * r1[o + 1] + Wc[i, 1, 2] * r1[o + 2]
-                t2 = Wc[i, 2, 0] * r1[o] + Wc[i, 2, 1] * r1[o + 1] + Wc[i, 2, 2] * r1[o + 2]
-                im = 1.0 / mass[i]
-                if fresh:
+                mu_r = mu[r]
+                mu[r] = mu_r * (hs / hs_prev) if n_sub > 1 else 2.0 * mu_r - mu_prev[r] if k > 1 else mu_r
+                mu_prev[r] = mu_r
+            code = kernels.CONTINUE
+            res = 0.0
+            prev_upd = np.inf
+            it = 0
+            while it < max_iter:
+                it += 1
+                fresh = it == 1  # simplified Newton: the Jacobian of the first iterate serves the whole step
+                res = 0.0
+                for i in range(nb):
+                    o = v_off[i]
+                    w0 = hs * delta[o]
+                    w1 = hs * delta[o + 1]
+                    w2 = hs * delta[o + 2]
+                    hd[o] = w0
+                    hd[o + 1] = w1
+                    hd[o + 2] = w2
+                    if not pinned[i]:
+                        for r in range(3):
+                            hd[o + 3 + r] = hs * delta[o + 3 + r]
+                    x = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+                    sc[i, 0] = lie.sinc1_inline(x)
+                    sc[i, 1] = lie.cosc2_inline(x)
+                    rigid.advance_body(y, hd, y_off[i], o, not pinned[i], sc[i, 0], sc[i, 1], y1)
+                    for c in range(3):
+                        Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
+                    if fresh:
+                        v3[0] = -w0
+                        v3[1] = -w1
+                        v3[2] = -w2
+                        lie.poly_into_inline(v3, -0.5, lie.c_coef_inline(x), Tm)  # T^-T(-h Delta)
+                        for r in range(3):
+                            r1[o + r] = Tm[r, 0] * Jd[0] + Tm[r, 1] * Jd[1] + Tm[r, 2] * Jd[2]
+                    else:
+                        _tangent_inv_t_times(-w0, -w1, -w2, lie.c_coef_inline(x), Jd, r1, o)
+                    if not pinned[i]:
+                        for r in range(3):
+                            r1[o + 3 + r] = mass[i] * delta[o + 3 + r]
+                    # r1 += -p_n + (h/2) f + (1/2) B(q_n)^T mu
+                    c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, mu, 0.5, r1[o] + p[o], r1[o + 1] + p[o + 1],
+                                               r1[o + 2] + p[o + 2])
+                    r1[o] = c0
+                    r1[o + 1] = c1
+                    r1[o + 2] = c2
+                    if not pinned[i]:
+                        for r in range(3):
+                            r1[o + 3 + r] += p[o + 3 + r]
+                        joints.bt_tr_add(ninc, incj, incs, i, o, mu, 0.5, r1)
+                    if not fresh:
+                        continue
+                    # D(-h Delta; M Delta)
+                    lie.d_poly_into_inline(v3, Jd, -0.5, lie.c_coef_inline(x), 0.0, lie.c3_coef_inline(x), Dm)
                     for r in range(3):
                         for c in range(3):
-                            Tt[r, c] = 0.5 * Wc[i, r, c]  # the 1/2 of S (exact in binary)
-                    joints.schur_add(S, kl, rhs, -1.0, i, o, Tt, t0, t1, t2, r1, im, 0.5 * im, Gc, G0, ninc, incj,
-                                     incs, V)
-                else:
-                    joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, Gc, ninc, incj, incs)
-            if fresh and not joints.schur_factor(S, kl, piv, nm):
-                if kl != kl_piv:  # a singular diagonal block in the block LU: partial pivoting from here on
-                    kl = kl_piv
-                    it -= 1
-                    continue
-                info[kernels.INFO_TIME] = t
-                return s, kernels.SINGULAR, n_saved
-            joints.schur_solve(S, kl, piv, rhs, nm)
-            # Delta -= A^-1 (r1 + B(q_n)^T dmu / 2)
-            big_d = 0.0
-            big_x = 0.0
+                            A3[r, c] = Tm[r, 0] * Jm[i, 0, c] + Tm[r, 1] * Jm[i, 1, c] + Tm[r, 2] * Jm[i, 2, c] \
+                                - hs * Dm[r, c]
+                    if not inv3_into_inline(A3, Ai3):
+                        info[kernels.INFO_TIME] = t
+                        return s, kernels.SINGULAR, n_saved
+                    # C = B(q_{n+1}) T(h Delta): Wc = T(h Delta) A^-1 carries the T (translational blocks: T = I)
+                    v3[0] = w0
+                    v3[1] = w1
+                    v3[2] = w2
+                    lie.poly_into_inline(v3, -lie.cosc2_inline(x), lie.sinc3_inline(x), Tt)  # T(h Delta)
+                    for r in range(3):
+                        for c in range(3):
+                            Ainv[i, r, c] = Ai3[r, c]
+                            Wc[i, r, c] = Tt[r, 0] * Ai3[0, c] + Tt[r, 1] * Ai3[1, c] + Tt[r, 2] * Ai3[2, c]
+                if fresh:
+                    joints.joint_blocks(jb, jp, y_off, y1, Gc)
+                # Phi(q_n exp(h Delta)) from Phi(q_n) and the increment: no round-off floor eps |x| / h in Phi / h
+                joints.constraint_residual_step(rd, y, hd, sc, phi0, r2)
+                for r in range(nm):
+                    r2[r] *= ih
+                for r in range(nv):
+                    res = max(res, abs(r1[r]))
+                for r in range(nm):
+                    res = max(res, abs(r2[r]))
+                # S dmu = r2 - C A^-1 r1 with S = C A^-1 B(q_n)^T / 2 (block, band or dense storage; once per step)
+                joints.schur_start(S, rhs, r2, nm, fresh)  # rhs = r2; a fresh S = 0
+                for i in range(nb):
+                    o = v_off[i]
+                    t0 = Wc[i, 0, 0] * r1[o] + Wc[i, 0, 1] * r1[o + 1] + Wc[i, 0, 2] * r1[o + 2]
+                    t1 = Wc[i, 1, 0] * r1[o] + Wc[i, 1, 1] * r1[o + 1] + Wc[i, 1, 2] * r1[o + 2]
+                    t2 = Wc[i, 2, 0] * r1[o] + Wc[i, 2, 1] * r1[o + 1] + Wc[i, 2, 2] * r1[o + 2]
+                    im = 1.0 / mass[i]
+                    if fresh:
+                        for r in range(3):
+                            for c in range(3):
+                                Tt[r, c] = 0.5 * Wc[i, r, c]  # the 1/2 of S (exact in binary)
+                        joints.schur_add(S, kl, rhs, -1.0, i, o, Tt, t0, t1, t2, r1, im, 0.5 * im, Gc, G0, ninc, incj,
+                                         incs, V)
+                    else:
+                        joints.schur_rhs_add(rhs, -1.0, i, o, t0, t1, t2, r1, im, Gc, ninc, incj, incs)
+                if fresh and not joints.schur_factor(S, kl, piv, nm):
+                    if kl != kl_piv:  # a singular diagonal block in the block LU: partial pivoting from here on
+                        kl = kl_piv
+                        it -= 1
+                        continue
+                    info[kernels.INFO_TIME] = t
+                    return s, kernels.SINGULAR, n_saved
+                joints.schur_solve(S, kl, piv, rhs, nm)
+                # Delta -= A^-1 (r1 + B(q_n)^T dmu / 2)
+                big_d = 0.0
+                big_x = 0.0
+                for i in range(nb):
+                    o = v_off[i]
+                    c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, rhs, 0.5, r1[o], r1[o + 1], r1[o + 2])
+                    for r in range(3):
+                        dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
+                        delta[o + r] += dd
+                        big_d = max(big_d, abs(dd))
+                        big_x = max(big_x, abs(delta[o + r]))
+                    if not pinned[i]:
+                        joints.bt_tr_add(ninc, incj, incs, i, o, rhs, 0.5, r1)
+                        im = 1.0 / mass[i]
+                        for r in range(3):
+                            dd = -r1[o + 3 + r] * im
+                            delta[o + 3 + r] += dd
+                            big_d = max(big_d, abs(dd))
+                            big_x = max(big_x, abs(delta[o + 3 + r]))
+                big_m = 0.0
+                big_mu = 0.0
+                for r in range(nm):
+                    mu[r] += rhs[r]
+                    big_m = max(big_m, abs(rhs[r]))
+                    big_mu = max(big_mu, abs(mu[r]))
+                # the common test (kernels.newton_test; a stall at the round-off floor of Phi/h is accepted and counted)
+                upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
+                code, prev_upd, _ = kernels.newton_next(upd, prev_upd, it, tol, False)  # exact Jacobian: no refresh
+                if code != kernels.CONTINUE:
+                    break
+            if kernels.newton_failed(code, it, maxima, info, t, res):
+                return s, kernels.NEWTON, n_saved
+            for r in range(nv):
+                hd[r] = hs * delta[r]
+                d3[r] = d2[r]
+                d2[r] = d1[r]
+                d1[r] = delta[r]
+            rigid.advance_configuration(rd, y, hd, y1)
+            # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
+            joints.joint_blocks(jb, jp, y_off, y1, G1)
+            rigid.potential_gradient_inline(rd, y1, f)
             for i in range(nb):
                 o = v_off[i]
-                c0, c1, c2 = joints.bt_rot(G0, ninc, incj, incs, i, rhs, 0.5, r1[o], r1[o + 1], r1[o + 2])
+                w0 = hd[o]
+                w1 = hd[o + 1]
+                w2 = hd[o + 2]
+                for c in range(3):
+                    Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
+                _tangent_inv_t_times(w0, w1, w2, lie.c_coef_inline(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
                 for r in range(3):
-                    dd = -(Ainv[i, r, 0] * c0 + Ainv[i, r, 1] * c1 + Ainv[i, r, 2] * c2)
-                    delta[o + r] += dd
-                    big_d = max(big_d, abs(dd))
-                    big_x = max(big_x, abs(delta[o + r]))
-                if not pinned[i]:
-                    joints.bt_tr_add(ninc, incj, incs, i, o, rhs, 0.5, r1)
-                    im = 1.0 / mass[i]
-                    for r in range(3):
-                        dd = -r1[o + 3 + r] * im
-                        delta[o + 3 + r] += dd
-                        big_d = max(big_d, abs(dd))
-                        big_x = max(big_x, abs(delta[o + 3 + r]))
-            big_m = 0.0
-            big_mu = 0.0
-            for r in range(nm):
-                mu[r] += rhs[r]
-                big_m = max(big_m, abs(rhs[r]))
-                big_mu = max(big_mu, abs(mu[r]))
-            # the common test (kernels.newton_test; a stall at the round-off floor of Phi/h is accepted and counted)
-            upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
-            code, prev_upd, _ = kernels.newton_next(upd, prev_upd, it, tol, False)  # exact Jacobian: no refresh
-            if code != kernels.CONTINUE:
-                break
-        if kernels.newton_failed(code, it, maxima, info, t, res):
-            return s, kernels.NEWTON, n_saved
-        for r in range(nv):
-            hd[r] = h * delta[r]
-            d3[r] = d2[r]
-            d2[r] = d1[r]
-            d1[r] = delta[r]
-        rigid.advance_configuration(rd, y, hd, y1)
-        # stage (b): M v + B1^T nu = a, B1 v = 0, a = T^-T(h Delta) M Delta - (h/2) f(q_{n+1})
-        joints.joint_blocks(jb, jp, y_off, y1, G1)
-        rigid.potential_gradient_inline(rd, y1, f)
-        for i in range(nb):
-            o = v_off[i]
-            w0 = hd[o]
-            w1 = hd[o + 1]
-            w2 = hd[o + 2]
-            for c in range(3):
-                Jd[c] = Jm[i, c, 0] * delta[o] + Jm[i, c, 1] * delta[o + 1] + Jm[i, c, 2] * delta[o + 2]
-            _tangent_inv_t_times(w0, w1, w2, lie.c_coef_inline(np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)), Jd, a_rhs, o)
-            for r in range(3):
-                a_rhs[o + r] -= hh * f[o + r]
-                if not pinned[i]:
-                    a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
-        if not joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
-                                       w):
-            info[kernels.INFO_TIME] = t + h
-            return s, kernels.SINGULAR, n_saved
-        rigid.set_velocity(rd, y1, w)
-        if not kernels.state_ok_inline(y1):
-            info[kernels.INFO_TIME] = t + h
-            return s, kernels.NONFINITE, n_saved
-        for r in range(ny):
-            y[r] = y1[r]
+                    a_rhs[o + r] -= hh * f[o + r]
+                    if not pinned[i]:
+                        a_rhs[o + 3 + r] = mass[i] * delta[o + 3 + r] - hh * f[o + 3 + r]
+            if not joints.project_momentum(S, klv, piv, rhs, G1, Jinv, mass, pinned, v_off, ninc, incj, incs, V, a_rhs,
+                                           w):
+                info[kernels.INFO_TIME] = t + h
+                return s, kernels.SINGULAR, n_saved
+            rigid.set_velocity(rd, y1, w)
+            if not kernels.state_ok_inline(y1):
+                info[kernels.INFO_TIME] = t + h
+                return s, kernels.NONFINITE, n_saved
+            for r in range(ny):
+                y[r] = y1[r]
+            G0, G1 = G1, G0  # B(q_{n+1}) is the next step's B(q_n)
+            hs_prev = hs
         rigid.difference_acceleration(rd, w_older, w_old, w, h, k + 1, acc)
         for r in range(nv):
             w_older[r] = w_old[r]
             w_old[r] = w[r]
         rigid.diagnostics_inline(rd, y, acc, d)
         n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
-        for kk in range(nj):  # B(q_{n+1}) is the next step's B(q_n)
-            for sd in range(2):
-                for r in range(3):
-                    for c in range(3):
-                        G0[kk, sd, r, c] = G1[kk, sd, r, c]
     kernels.keep_alive(own)
     return n_steps, kernels.OK, n_saved
 
 
 def pack(o: dict[str, Any]) -> np.ndarray:
-    """Kernel option array: [newton_tol, newton_max_iter]."""
-    return np.array([o["newton_tol"], float(o["newton_max_iter"])])
+    """Kernel option array: [newton_tol, newton_max_iter, s, gamma_1..gamma_s] (composition.pack; s = 1
+    unless a composed method, solvers.composition.composed, asks for one)."""
+    tail = composition.pack(o.get("composition", composition.NONE))
+    return np.concatenate(([o["newton_tol"], float(o["newton_max_iter"])], tail))
 
 
 def work_size(model) -> int:
