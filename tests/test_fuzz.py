@@ -85,11 +85,11 @@ def option_value(draw, option):
     kind = draw(st.sampled_from(["default", "range", "range", "range", "choice", "choice", "junk", "number"]))
     if kind == "default":
         return option.default
+    if kind in ("range", "choice") and option.choices:  # a choice option's range is its choices
+        return draw(st.sampled_from(option.choices))
     if kind == "range" and option.low is not None and option.high is not None:
         value = draw(st.floats(option.low, option.high))
         return round(value) if option.kind == "int" else value
-    if kind == "choice" and option.choices:
-        return draw(st.sampled_from(option.choices))
     if kind == "number":
         return draw(FLOATS)
     return draw(JUNK)

@@ -386,7 +386,7 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
     page.wait_for_selector("#conv-order-graph .main-svg")
     load = time.perf_counter() - start
     assert page.locator("#conv-benchmark").inner_text().startswith("3D pendulum")
-    choose(page, "conv-methods", ["rk4", "rattlie"])
+    choose(page, "conv-methods", ["rk4", "rattlie", "rattlie_c4"])  # a composed method (issue 28) too
     page.fill("#conv-h", "0.01")
     page.fill("#conv-levels", "3")
     page.fill("#conv-t-end", "1")
@@ -396,7 +396,7 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
     page.click("#conv-run")
     page.wait_for_selector("#conv-status .status-done", timeout=JOB_TIMEOUT_MS)
     click_to_plot = time.perf_counter() - start
-    assert any(s.startswith("Starting: 6 runs") for s in page.evaluate("window.__statuses"))
+    assert any(s.startswith("Starting: 9 runs") for s in page.evaluate("window.__statuses"))
 
     traces = _traces(page, "conv-order-graph")
     fitted = {}
@@ -406,20 +406,20 @@ def test_convergence_page_fits_orders_and_draws_work_precision(page, live_server
             assert len(t["x"]) == 3 and t["x"] == pytest.approx([0.01, 0.005, 0.0025])
             assert all(y > 0 for y in t["y"])
             fitted[m.group(1)] = (float(m.group(2)), int(m.group(3)))
-    assert set(fitted) == {"rk4", "rattlie"}, traces
-    assert fitted["rk4"][1] == 4 and fitted["rattlie"][1] == 2
+    assert set(fitted) == {"rk4", "rattlie", "rattlie_c4"}, traces
+    assert fitted["rk4"][1] == 4 and fitted["rattlie"][1] == 2 and fitted["rattlie_c4"][1] == 4
     for order, theory in fitted.values():
         assert abs(order - theory) < 0.3, fitted
     work = _traces(page, "conv-work-graph")
-    assert [t["name"] for t in work] == ["rk4", "rattlie"]
+    assert [t["name"] for t in work] == ["rk4", "rattlie", "rattlie_c4"]
     assert all(len(t["x"]) == 3 and min(t["x"]) > 0 for t in work)
-    assert page.locator("#conv-table tbody tr").count() == 6
+    assert page.locator("#conv-table tbody tr").count() == 9
     assert "DOP853 in a unit quaternion" in page.locator("#conv-reference").inner_text()
     assert page.eval_on_selector("#conv-progress", "e => e.value") == pytest.approx(1.0)
     assert page.is_enabled("#conv-run") and page.is_disabled("#conv-cancel")
     _screenshot(page, "convergence.png")
     record_property("timing", f"convergence: page load {load:.2f} s, click to plots {click_to_plot:.2f} s "
-                              f"(2 methods x 3 steps + reference)")
+                              f"(3 methods x 3 steps + reference)")
 
 
 @pytest.mark.browser
