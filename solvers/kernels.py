@@ -263,16 +263,24 @@ def scaled_update(d_max: float, x_max: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def apply_update(z: np.ndarray, dz: np.ndarray, n: int, prev_upd: float, it: int, tol: float) -> tuple:
-    """A one-block Newton iteration's end: z += dz (n entries), then :func:`newton_test` on the scaled update.
-    Returns (code, upd, scaled): the caller stops on code != CONTINUE or on an update that is not finite
-    (``not upd < 1e300``), and passes ``scaled`` as the next iteration's ``prev_upd``."""
+def add_update(z: np.ndarray, dz: np.ndarray, n: int) -> tuple:
+    """z += dz (n entries) for one block of Newton unknowns; returns (max |dz|, max |z| after), the two sizes
+    :func:`scaled_update` takes."""
     upd = 0.0
     zmax = 0.0
     for i in range(n):
         z[i] += dz[i]
         upd = max(upd, abs(dz[i]))
         zmax = max(zmax, abs(z[i]))
+    return upd, zmax
+
+
+@njit(cache=True, inline="always")
+def apply_update(z: np.ndarray, dz: np.ndarray, n: int, prev_upd: float, it: int, tol: float) -> tuple:
+    """A one-block Newton iteration's end: z += dz (n entries), then :func:`newton_test` on the scaled update.
+    Returns (code, upd, scaled): the caller stops on code != CONTINUE or on an update that is not finite
+    (``not upd < 1e300``), and passes ``scaled`` as the next iteration's ``prev_upd``."""
+    upd, zmax = add_update(z, dz, n)
     if not upd < 1e300:
         return CONTINUE, upd, prev_upd
     scaled = scaled_update(upd, zmax)

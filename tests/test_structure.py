@@ -98,10 +98,10 @@ MAX_FUNCTION_LINES = 150
 # keeps to MAX_FUNCTION_LINES. Their lengths today, in lines from `def` to the last line.
 LONG_KERNELS = {
     "solvers/methods/hermite.py:advance": 285,
-    "solvers/methods/lgvi.py:advance": 421,
+    "solvers/methods/lgvi.py:advance": 416,
     "solvers/methods/lie_galpha.py:advance": 276,
     "solvers/methods/midpoint.py:_step_spatial": 180,
-    "solvers/methods/rattlie.py:advance": 298,
+    "solvers/methods/rattlie.py:advance": 293,
     "solvers/methods/spark.py:advance": 232,
 }
 

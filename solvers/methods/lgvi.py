@@ -480,12 +480,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                             z[o + 3 + r] += kr[o + 3 + r]
                             dx = max(dx, abs(kr[o + 3 + r]))
                             sx = max(sx, abs(z[o + 3 + r]))
-            dn = 0.0
-            sn = 0.0
-            for r in range(nm):
-                nu[r] += rhs[r]
-                dn = max(dn, abs(rhs[r]))
-                sn = max(sn, abs(nu[r]))
+            dn, sn = kernels.add_update(nu, rhs, nm)
             # the common test (kernels.newton_test) on the blocks f/h, dx/h (velocity-like, as the other methods'
             # unknowns) and the multipliers
             err = max(kernels.scaled_update(df / h, sf / h), kernels.scaled_update(dx / h, sx / h),

@@ -323,12 +323,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                             delta[o + 3 + r] += dd
                             big_d = max(big_d, abs(dd))
                             big_x = max(big_x, abs(delta[o + 3 + r]))
-                big_m = 0.0
-                big_mu = 0.0
-                for r in range(nm):
-                    mu[r] += rhs[r]
-                    big_m = max(big_m, abs(rhs[r]))
-                    big_mu = max(big_mu, abs(mu[r]))
+                big_m, big_mu = kernels.add_update(mu, rhs, nm)
                 # the common test (kernels.newton_test; a stall at the round-off floor of Phi/h is accepted and counted)
                 upd = max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
                 code, prev_upd, _ = kernels.newton_next(upd, prev_upd, it, tol, False)  # exact Jacobian: no refresh
