@@ -162,9 +162,14 @@ def test_worker_healthcheck_is_cheap_and_tells_a_stopped_worker(celery_server):
     assert ok.returncode == 0 and ok.stdout.strip() == "ok", ok.stderr
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert cpu <= 1.0, f"the healthcheck took {cpu:.2f} CPU-s"  # importing the app or solvers would take several
+    # a heartbeat two minutes old, as if the worker had stopped: a file of its own, since the running worker
+    # rewrites its heartbeat every few seconds and could do so between a utime of it and the check
     old = time.time() - 120
-    os.utime(heartbeat, (old, old))  # as if the worker had stopped two minutes ago (it rewrites it within 10 s)
-    stale = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT, env=ENV,
+    stopped = heartbeat.with_name("stopped")
+    stopped.touch()
+    os.utime(stopped, (old, old))
+    stale = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT,
+                           env={**ENV, "INTEGRATOR_LAB_WORKER_HEARTBEAT": str(stopped)},
                            capture_output=True, text=True, timeout=30)
     assert stale.returncode == 1 and "heartbeat is 1" in stale.stderr, stale.stderr
     missing = subprocess.run([sys.executable, "-m", "app.worker_health"], cwd=REPO_ROOT,

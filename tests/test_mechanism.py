@@ -14,6 +14,7 @@ from solvers.mechanism import Body, Joint
 from solvers.models import spatial_chain
 from solvers.models.spatial_double_pendulum import rod_mass_inertia
 from solvers.registry import BENCHMARKS
+from tests.convergence import fitted_order
 
 KEEPS_CONSTRAINTS = ("lie_galpha", "rattlie", "lgvi", "lgvi_lagrangian")  # position constraints to round-off
 
@@ -39,13 +40,16 @@ def three_rods():
 def test_every_rigid_method_runs_three_unequal_rods_at_its_order(three_rods):
     fixed = [m for m in solvers.methods("three_rods") if not solvers.describe_method(m)["adaptive"]]
     assert set(KEEPS_CONSTRAINTS) <= set(fixed) and "rk4" in fixed
-    hs = (4e-3, 2e-3, 1e-3)
     for m in fixed:
+        order = solvers.describe_method(m)["order"]
+        # the composed methods of order 6 and 8 reach the reference's floor (about 1e-13 m) by h = 1e-3; order 8's
+        # error ratios are irregular before that (measured 2^9.5, 2^6.6, 2^7.5 over 0.04 -> 0.005), so its order is
+        # the least-squares slope over four steps, as in tests/test_composed_methods.py
+        hs = {6: (2e-2, 1e-2, 5e-3), 8: (4e-2, 2e-2, 1e-2, 5e-3)}.get(order, (4e-3, 2e-3, 1e-3))
         runs = [solvers.simulate("three_rods", m, h=h, t_end=1.0) for h in hs]
         errors = np.array([references.error(r).max() for r in runs])
-        observed = np.log2(errors[:-1] / errors[1:])
-        order = solvers.describe_method(m)["order"]
-        assert all(r.ok for r in runs) and np.all(np.abs(observed - order) <= 0.3), (m, errors, observed)
+        observed = [fitted_order(hs, errors)] if order == 8 else np.log2(errors[:-1] / errors[1:])
+        assert all(r.ok for r in runs) and np.all(np.abs(np.array(observed) - order) <= 0.3), (m, errors, observed)
         if m in KEEPS_CONSTRAINTS:
             assert max(r.summary["max_constraint_position"] for r in runs) <= 1e-13, m
             assert max(r.summary["max_orthogonality_error"] for r in runs) <= 1e-13, m
