@@ -69,7 +69,6 @@ def power_sums(g: np.ndarray, up_to: int = 7) -> dict[int, float]:
     return {k: float(np.sum(g**k)) for k in range(1, up_to + 1, 2)}
 
 
-
 NONE = "none"  # the base method's own step: what its pack sees when no composition is asked for
 BEST = {4: "suzuki5", 6: "kahan_li9", 8: "kahan_li17"}  # the smallest error constants of each order (HLW V.3.2)
 
