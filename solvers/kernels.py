@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 # status codes returned by kernels
 OK = 0
@@ -242,6 +242,30 @@ def borrowed(typingctx, obj):
 def keep_alive(owners) -> None:
     """A use of ``owners`` (the arrays behind kernels.borrowed views) at the end of a kernel, so that numba does not
     free them after their last direct use while their borrowed views are still in use."""
+
+
+def carve(work: np.ndarray, sizes: tuple) -> tuple:
+    """``work`` cut into consecutive views of the given sizes, in order: one method's work layout, named where the
+    kernel unpacks it. The method's sizes function (a tuple of its fields' sizes) is the one place that layout is
+    written: the kernel carves work with it and ``work_size`` sums it, so the two cannot disagree."""
+    out = []
+    o = 0
+    for n in sizes:
+        out.append(work[o : o + n])
+        o += n
+    return tuple(out)
+
+
+@overload(carve, inline="always")
+def _carve_compiled(work, sizes):
+    # a tuple of len(sizes) views, written out (a compiled function cannot build a tuple of variable length)
+    n = len(sizes)
+    src = "def impl(work, sizes):\n    o0 = 0\n"
+    src += "".join(f"    o{i + 1} = o{i} + sizes[{i}]\n" for i in range(n))
+    src += "    return (" + "".join(f"work[o{i}:o{i + 1}], " for i in range(n)) + ")\n"
+    scope: dict[str, Any] = {}
+    exec(src, scope)  # the source is generated from a count alone
+    return scope["impl"]
 
 
 # state_ok and record inlined into a step loop (a compiled call with array arguments costs an atomic reference-count

@@ -67,3 +67,20 @@ def test_a_borrowed_array_is_the_same_memory() -> None:
     assert (x == 2.0).all()
     y = np.zeros((2, 3))
     assert from_tuple((y, 7.0, np.arange(3))) == 8.0 and y[0, 1] == 7.0
+
+
+def test_a_work_layout_carves_consecutive_views_in_python_and_compiled() -> None:
+    """kernels.carve (one method's work layout): the views are consecutive, of the given sizes, and write through to
+    the work array, compiled as in Python; their sizes sum to what a work_size returns from the same tuple."""
+    import numpy as np
+    from numba import njit
+
+    @njit
+    def carved(work, a, b):
+        x, y, z = kernels.carve(work, (a, b, a))
+        y[1] = -1.0
+        return x.shape[0], y.shape[0], z.shape[0], z[0]
+
+    w = np.arange(10.0)
+    assert carved(w, 3, 2) == (3, 2, 3, 5.0) and w[4] == -1.0
+    assert [v.tolist() for v in kernels.carve(np.arange(6.0), (1, 2, 3))] == [[0.0], [1.0, 2.0], [3.0, 4.0, 5.0]]
