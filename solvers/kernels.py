@@ -263,7 +263,7 @@ def _carve_compiled(work, sizes):
     src = "def impl(work, sizes):\n    o0 = 0\n"
     src += "".join(f"    o{i + 1} = o{i} + sizes[{i}]\n" for i in range(n))
     src += "    return (" + "".join(f"work[o{i}:o{i + 1}], " for i in range(n)) + ")\n"
-    scope: dict[str, Any] = {}
+    scope = {}
     exec(src, scope)  # the source is generated from a count alone
     return scope["impl"]
 

@@ -459,9 +459,10 @@ def _advance(KIND: int):
                 info[kernels.INFO_TIME] = t_start + k0 * h
                 return 0, kernels.SINGULAR, n_saved
         else:
-            Jm = data[1][0][0, 0]
-            amp = data[1][2][0, 1]
-            phi = data[1][2][0, 2]
+            cd = data[1]
+            Jm = cd.mass_matrix[0, 0]
+            amp = cd.cos_terms[0, 1]  # the one term a cos(q + phi) of U
+            phi = cd.cos_terms[0, 2]
         # s = -1 records the starting state (at k0 == 0); then steps s = 0, 1, ...: one call site of the
         # diagnostics (inlined: most of the compile time)
         for s in range(-1 if k0 == 0 else 0, n_steps):
@@ -522,7 +523,8 @@ def work_size(model) -> int:
                 "(benchmark pendulum_3d)"
             )
     elif model.machinery == "coords":
-        M, f0, ct, cons = model.data[0], model.data[1], model.data[2], model.data[4]
+        cd = model.data
+        M, f0, ct, cons = cd.mass_matrix, cd.f0, cd.cos_terms, cd.constraints
         if M.shape[0] != 1 or cons.shape[0] != 0 or ct.shape[0] != 1 or np.any(f0 != 0.0):
             raise ValueError(
                 "the planar midpoint forms of seed 004 need one angle with one cosine potential term "

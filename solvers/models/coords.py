@@ -11,11 +11,13 @@ holonomic constraints built from points:
   the natural-coordinate form of seed 003); a DISTANCE row may carry J, the moment of inertia about its centre of
   mass of the bar it holds together (used only by seed 003's gamma family in methods/spark.py; 0 if unknown).
 
-Kernel data tuple: ``(M (n,n), f0 (n,), cos_terms (K,3) [i, a, phi], points (P,4) [type, i, ax, ay],
-constraints (C,5) [type, a, b, L, J], M^-1 (n,n))``. The state is [q, dq/dt].
+Kernel data: a :class:`CoordsData` named tuple, read by field name (numba compiles it as the plain tuple it is).
+The state is [q, dq/dt].
 """
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -26,18 +28,27 @@ FIXED, PAIR, BODY, ANGLE = 0, 1, 2, 3
 COINCIDE, DISTANCE = 0, 1
 
 
+class CoordsData(NamedTuple):
+    mass_matrix: Any  # (n, n): M, constant
+    f0: Any  # (n,): the linear force, U = -f0 . q + ...
+    cos_terms: Any  # (K, 3): [i, a, phi] for a cos(q_i + phi) in U
+    points: Any  # (P, 4): [type, i, ax, ay]
+    constraints: Any  # (C, 5): [type, a, b, L, J]
+    mass_inv: Any  # (n, n): M^-1
+
+
 def make_data(
     M: np.ndarray,
     f0: np.ndarray,
     cos_terms: list[tuple[int, float, float]] | None = None,
     points: list[tuple[int, int, float, float]] | None = None,
     constraints: list[tuple[int, int, int, float] | tuple[int, int, int, float, float]] | None = None,
-) -> tuple:
-    """Pack a planar model into the kernel tuple (constraints without J get J = 0; M^-1 precomputed: M is
+) -> CoordsData:
+    """Pack a planar model into the kernel data (constraints without J get J = 0; M^-1 precomputed: M is
     constant, so the right-hand side needs no factorisation of it)."""
     cons = [tuple(c) + (0.0,) * (5 - len(c)) for c in (constraints or [])]
     M = np.ascontiguousarray(M, dtype=float)
-    return (
+    return CoordsData(
         M,
         np.asarray(f0, dtype=float),
         np.array(cos_terms or [], dtype=float).reshape(-1, 3),
@@ -47,14 +58,14 @@ def make_data(
     )
 
 
-def n_rows(data: tuple) -> int:
+def n_rows(data: CoordsData) -> int:
     """Number of scalar constraint rows."""
     return int(constraint_rows(data))
 
 
-def system_size(data: tuple) -> int:
+def system_size(data: CoordsData) -> int:
     """Size of the saddle-point system [[M, G^T], [G, 0]]."""
-    return data[0].shape[0] + n_rows(data)
+    return data.mass_matrix.shape[0] + n_rows(data)
 
 
 def unpack_q(states: np.ndarray) -> dict[str, np.ndarray]:
@@ -63,9 +74,9 @@ def unpack_q(states: np.ndarray) -> dict[str, np.ndarray]:
     return {"q": states[:, :nq], "qdot": states[:, nq:]}
 
 
-def point_positions(data: tuple, q: np.ndarray) -> np.ndarray:
+def point_positions(data: CoordsData, q: np.ndarray) -> np.ndarray:
     """World positions (n, P, 3) of the model's points for coordinates q (n, nq); z = 0."""
-    pts = data[3]
+    pts = data.points
     out = np.zeros((q.shape[0], pts.shape[0], 3))
     for p, (typ, idx, ax, ay) in enumerate(pts):
         i = int(idx)
@@ -85,17 +96,17 @@ def point_positions(data: tuple, q: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def constraint_terms(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray,
+def constraint_terms(data: CoordsData, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray,
                      gdot_qd: np.ndarray) -> int:
     """Constraint residual phi, Jacobian G = dPhi/dq and dG/dt qdot at (q, qdot); returns the row count."""
     return _terms_at(data, q, qd, phi, G, gdot_qd, 0)
 
 
 @njit(cache=True, inline="always")  # in every right-hand side: no call overhead
-def force(data: tuple, q: np.ndarray, f: np.ndarray) -> None:
+def force(data: CoordsData, q: np.ndarray, f: np.ndarray) -> None:
     """Generalized force f = -dU/dq."""
-    f0 = data[1]
-    ct = data[2]
+    f0 = data.f0
+    ct = data.cos_terms
     for i in range(q.shape[0]):
         f[i] = f0[i]
     for k in range(ct.shape[0]):
@@ -104,14 +115,14 @@ def force(data: tuple, q: np.ndarray, f: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")  # in every stage of the explicit kernels: no call overhead
-def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
+def rhs(data: CoordsData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray) -> bool:
     """Index-1 DAE: [[M, G^T], [G, 0]] [qddot; lambda] = [f(q); -dG/dt qdot] (as seed 001 solves it), by the
-    Schur complement on the multipliers with the constant M^-1 (data[5]): S lambda = G M^-1 f + dG/dt qdot with
+    Schur complement on the multipliers with the constant M^-1 (data.mass_inv): S lambda = G M^-1 f + dG/dt qdot with
     S = G M^-1 G^T, then qddot = M^-1 (f - G^T lambda).
 
     Returns False if S is singular.
     """
-    Minv = data[5]
+    Minv = data.mass_inv
     n = Minv.shape[0]
     q = y[:n]
     qd = y[n:]
@@ -153,13 +164,13 @@ def rhs(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b
 
 
 @njit(cache=True, inline="always")  # after every step of the kernels: no call overhead
-def diagnostics(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
+def diagnostics(data: CoordsData, y: np.ndarray, acc: np.ndarray, d: np.ndarray) -> None:
     """Energy, |Phi|, |G qdot|, |G qddot + dG/dt qdot| (qddot from acc[n:]); NaN for the rotation fields."""
-    n = data[0].shape[0]
+    n = data.mass_matrix.shape[0]
     q = y[:n]
     qd = y[n:]
     d[0] = _energy(data, q, qd)
-    if data[4].shape[0] > 0:
+    if data.constraints.shape[0] > 0:
         cp, cv, ca = _constraint_norms(data, q, qd, acc[n:])
         d[1] = np.sqrt(cp)
         d[2] = np.sqrt(cv)
@@ -180,9 +191,9 @@ rhs_call = njit(cache=True)(rhs.py_func)
 diagnostics_call = njit(cache=True)(diagnostics.py_func)
 
 @njit(cache=True)
-def force_jacobian(data: tuple, q: np.ndarray, JF: np.ndarray) -> None:
+def force_jacobian(data: CoordsData, q: np.ndarray, JF: np.ndarray) -> None:
     """Force Jacobian JF = df/dq = -d2U/dq2 (n, n), overwritten (only the cosine terms contribute)."""
-    ct = data[2]
+    ct = data.cos_terms
     n = q.shape[0]
     for r in range(n):
         for c in range(n):
@@ -248,11 +259,11 @@ def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
 
 
 @njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
-def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
+def _terms_at(data: CoordsData, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
               off: int) -> int:
     """constraint_terms into rows off.. of phi, G, gq; phi[o] is written before gq[o] (rhs passes one array)."""
-    pts = data[3]
-    cons = data[4]
+    pts = data.points
+    cons = data.constraints
     n = q.shape[0]
     row = off
     for k in range(cons.shape[0]):
@@ -285,15 +296,15 @@ def _terms_at(data: tuple, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np
 
 
 @njit(cache=True, inline="always")
-def scratch_size(data: tuple) -> int:
+def scratch_size(data: CoordsData) -> int:
     """An upper bound on the size of the saddle-point systems (two rows per constraint; compiled)."""
-    return data[0].shape[0] + 2 * data[4].shape[0]
+    return data.mass_matrix.shape[0] + 2 * data.constraints.shape[0]
 
 
 @njit(cache=True, inline="always")
-def constraint_rows(data: tuple) -> int:
+def constraint_rows(data: CoordsData) -> int:
     """Number of scalar constraint rows (compiled; n_rows is the Python-side twin)."""
-    cons = data[4]
+    cons = data.constraints
     m = 0
     for k in range(cons.shape[0]):
         m += 2 if int(cons[k, 0]) == COINCIDE else 1
@@ -301,10 +312,10 @@ def constraint_rows(data: tuple) -> int:
 
 
 @njit(cache=True, inline="always")
-def _constraint_norms(data: tuple, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> tuple[float, float, float]:
+def _constraint_norms(data: CoordsData, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> tuple[float, float, float]:
     """Squared norms |Phi|^2, |G qdot|^2, |G qddot + dG/dt qdot|^2 (diagnostics; no allocation)."""
-    pts = data[3]
-    cons = data[4]
+    pts = data.points
+    cons = data.constraints
     n = q.shape[0]
     cp = 0.0
     cv = 0.0
@@ -359,14 +370,14 @@ def _constraint_norms(data: tuple, q: np.ndarray, qd: np.ndarray, qdd: np.ndarra
 
 
 @njit(cache=True)
-def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarray, G: np.ndarray,
+def constraint_hessian(data: CoordsData, q: np.ndarray, z: np.ndarray, phi: np.ndarray, G: np.ndarray,
                        H: np.ndarray) -> int:
     """phi, G = dPhi/dq and the weighted Hessian H = sum_r z_r d2Phi_r/dq2 = d(G^T z)/dq (n, n); returns rows.
 
     Allocation-free. H is symmetric; G and H are overwritten.
     """
-    pts = data[3]
-    cons = data[4]
+    pts = data.points
+    cons = data.constraints
     n = q.shape[0]
     for r in range(n):
         for c in range(n):
@@ -421,10 +432,10 @@ def constraint_hessian(data: tuple, q: np.ndarray, z: np.ndarray, phi: np.ndarra
 
 
 @njit(cache=True)
-def constraint_jacobian(data: tuple, q: np.ndarray, phi: np.ndarray, G: np.ndarray) -> int:
+def constraint_jacobian(data: CoordsData, q: np.ndarray, phi: np.ndarray, G: np.ndarray) -> int:
     """phi and G = dPhi/dq only (constraint_hessian without H, same values); returns the row count."""
-    pts = data[3]
-    cons = data[4]
+    pts = data.points
+    cons = data.constraints
     n = q.shape[0]
     row = 0
     for k in range(cons.shape[0]):
@@ -450,11 +461,11 @@ def constraint_jacobian(data: tuple, q: np.ndarray, phi: np.ndarray, G: np.ndarr
 
 
 @njit(cache=True)
-def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray, phi: np.ndarray, G: np.ndarray,
+def diagnostics_terms(data: CoordsData, y: np.ndarray, acc: np.ndarray, d: np.ndarray, phi: np.ndarray, G: np.ndarray,
                       gq: np.ndarray) -> int:
     """diagnostics (the same values) that also leaves phi, G and dG/dt qdot at y in phi, G, gq (constraint_terms),
     for a method that needs G(q) at the next step; returns the row count."""
-    n = data[0].shape[0]
+    n = data.mass_matrix.shape[0]
     q = y[:n]
     qd = y[n:]
     m = constraint_terms(data, q, qd, phi, G, gq)
@@ -465,7 +476,7 @@ def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray
     d[4] = np.nan
     d[5] = np.nan
     d[6] = np.nan
-    if data[4].shape[0] > 0:
+    if data.constraints.shape[0] > 0:
         cp = 0.0
         cv = 0.0
         ca = 0.0
@@ -485,11 +496,11 @@ def diagnostics_terms(data: tuple, y: np.ndarray, acc: np.ndarray, d: np.ndarray
 
 
 @njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
-def _energy(data: tuple, q: np.ndarray, qd: np.ndarray) -> float:
+def _energy(data: CoordsData, q: np.ndarray, qd: np.ndarray) -> float:
     """Total energy qdot^T M qdot / 2 + U(q)."""
-    M = data[0]
-    f0 = data[1]
-    ct = data[2]
+    M = data.mass_matrix
+    f0 = data.f0
+    ct = data.cos_terms
     n = M.shape[0]
     e = 0.0
     for r in range(n):
@@ -547,7 +558,7 @@ def difference_acceleration(w_older, w_old, w_new, h, k, acc):
 
 
 @njit(cache=True)
-def consistent_start(data: tuple, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray,
+def consistent_start(data: CoordsData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarray, b: np.ndarray,
                      acc: np.ndarray, w_old: np.ndarray, w_older: np.ndarray) -> bool:
     """The t = 0 record of the implicit coords kernels: the index-1 DAE's consistent acceleration into acc[n:]
     (and ydot, with the multipliers in b[n:]), and the velocity history for difference_acceleration.
