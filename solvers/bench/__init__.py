@@ -2,19 +2,23 @@
 
     python -m solvers.bench            # all pairs, compile times measured in fresh processes
     python -m solvers.bench --no-compile --repeat 5
+    python -m solvers.bench --no-compile --methods 'rattlie*,rk4' --benchmarks spatial_double_pendulum
     python -m solvers.bench --baselines   # also: compiled vs NumPy RATTLie vs SciPy DOP853 (solvers.bench.baselines)
     python -m solvers.bench --scaling     # us/step against N on the N-rod chain, with MuJoCo (solvers.bench.scaling)
     python -m solvers.bench --markdown    # the same, as the Markdown tables pasted in docs/performance.md
     python -m solvers.bench --compile-only --markdown   # only the compile/load times
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
-``--repeat`` runs. Compile time is measured in a new process with an empty numba cache directory ("cold"), and
-load time in a second new process that reuses that cache ("cached").
+``--repeat`` runs of ``--steps`` steps, fewer (not under 1,000) where a run would take longer than ``--run-seconds``
+(SciPy's Python-level steppers, order-8 compositions): the table gives each pair's step count. Compile time is
+measured in a new process with an empty numba cache directory ("cold"), and load time in a second new process that
+reuses that cache ("cached").
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import platform
@@ -47,9 +51,19 @@ def compile_times() -> dict[str, float]:
     return out
 
 
-def pair_speed(benchmark: str, method: str, steps: int, repeat: int) -> dict[str, float | str]:
-    """Best solver CPU time over ``repeat`` runs of ``steps`` steps at the benchmark's default step."""
+MIN_STEPS = 1_000  # the fewest steps a pair's runs are cut to by run_seconds
+
+
+def pair_speed(benchmark: str, method: str, steps: int, repeat: int,
+               run_seconds: float | None = None) -> dict[str, float | str]:
+    """Best solver CPU time over ``repeat`` runs of ``steps`` steps at the benchmark's default step; with
+    ``run_seconds``, fewer steps (at least MIN_STEPS) where a first short run says a run would take longer."""
     h = BENCHMARKS[benchmark].default_h
+    if run_seconds is not None and steps > MIN_STEPS:
+        probe = api.simulate(benchmark, method, h=h, t_end=MIN_STEPS * h, max_samples=100)
+        per_step = probe.cpu_time / max(probe.steps, 1)
+        if per_step * steps > run_seconds:
+            steps = max(MIN_STEPS, int(run_seconds / per_step))
     best = float("inf")
     res = None
     for _ in range(repeat):
@@ -91,13 +105,14 @@ def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat
     """The measured tables as Markdown, headed by :func:`machine`."""
     out = [f"Measured {machine()}.", ""]
     if rows:
-        out += [f"Solver CPU time per step, best of {repeat} runs of {steps:,} steps at the benchmark's default step:",
-                "", "| benchmark | method | h | us/step | steps/s | status |", "|---|---|---:|---:|---:|---|"]
+        out += [f"Solver CPU time per step, best of {repeat} runs of up to {steps:,} steps at the benchmark's default "
+                "step:", "", "| benchmark | method | h | steps | us/step | steps/s | status |",
+                "|---|---|---:|---:|---:|---:|---|"]
         for r in rows:
             extra = (f" ({r['us_per_internal_step']:.3f} us per internal step, {r['internal_steps']:,} internal "
                      "steps)" if "internal_steps" in r else "")
-            out.append(f"| {r['benchmark']} | {r['method']} | {r['h']:.0e} | {r['us_per_step']:.3f} | "
-                       f"{r['steps_per_second']:,.0f} | {r['status']}{extra} |")
+            out.append(f"| {r['benchmark']} | {r['method']} | {r['h']:.0e} | {r['steps']:,} | {r['us_per_step']:.3f} "
+                       f"| {r['steps_per_second']:,.0f} | {r['status']}{extra} |")
     if seeds:
         out += ["", "| seed run | method | h | steps | solver ms | status |", "|---|---|---:|---:|---:|---|"]
         out += [f"| {r['benchmark']} | {r['method']} | {r['h']:g} | {r['steps']:,} | {r['cpu_ms']:.1f} | "
@@ -110,11 +125,26 @@ def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat
     return "\n".join(out)
 
 
+def _chosen(ids, patterns: str | None) -> list[str]:
+    """The ids matching any of the comma-separated patterns (all of them without patterns); an unknown name exits."""
+    if not patterns:
+        return list(ids)
+    pats = [p.strip() for p in patterns.split(",") if p.strip()]
+    unmatched = [p for p in pats if not fnmatch.filter(ids, p)]
+    if unmatched:
+        raise SystemExit(f"no such id: {', '.join(unmatched)} (known: {', '.join(ids)})")
+    return [i for i in ids if any(fnmatch.fnmatchcase(i, p) for p in pats)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table (or JSON with --json)."""
     p = argparse.ArgumentParser(prog="python -m solvers.bench", description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=None, help="steps per run (default 50,000; --scaling: 2,000)")
     p.add_argument("--repeat", type=int, default=3, help="runs per pair, best kept (default 3)")
+    p.add_argument("--run-seconds", type=float, default=0.5,
+                   help="fewer steps (not under 1,000) where a pair's run would take longer than this (default 0.5)")
+    p.add_argument("--methods", help="only these methods: ids or patterns, comma-separated ('rattlie*,rk4')")
+    p.add_argument("--benchmarks", help="only these benchmarks: ids or patterns, comma-separated")
     p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
     p.add_argument("--compile-only", action="store_true", help="only the compile/load timing")
     p.add_argument("--markdown", action="store_true",
@@ -151,8 +181,10 @@ def main(argv: list[str] | None = None) -> int:
     seeds: list[dict] = []
     if not args.compile_only:
         api.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.02)  # load kernels before timing
-        rows = [pair_speed(b, m, steps, args.repeat) for m in METHODS for b in BENCHMARKS if applies(m, b)]
-        seeds = seed_runs(args.repeat)
+        methods, benchmarks = _chosen(METHODS, args.methods), _chosen(BENCHMARKS, args.benchmarks)
+        rows = [pair_speed(b, m, steps, args.repeat, args.run_seconds)
+                for m in methods for b in benchmarks if applies(m, b)]
+        seeds = [] if args.methods or args.benchmarks else seed_runs(args.repeat)
     comp = {} if args.no_compile else compile_times()
     base = None
     if args.baselines:
@@ -173,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(rows, seeds, comp, steps, args.repeat))
         return 0
     print(f"# python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores; "
-          f"{steps} steps per run, best of {args.repeat}")
-    print(f"{'benchmark':26s} {'method':18s} {'h':>8s} {'us/step':>9s} {'steps/s':>12s} status")
+          f"up to {steps} steps per run (--run-seconds {args.run_seconds:g}), best of {args.repeat}")
+    print(f"{'benchmark':26s} {'method':20s} {'h':>8s} {'steps':>7s} {'us/step':>9s} {'steps/s':>12s} status")
     for r in rows:
-        print(f"{r['benchmark']:26s} {r['method']:18s} {r['h']:8.0e} {r['us_per_step']:9.3f} "
+        print(f"{r['benchmark']:26s} {r['method']:20s} {r['h']:8.0e} {r['steps']:7d} {r['us_per_step']:9.3f} "
               f"{r['steps_per_second']:12,.0f} {r['status']}"
               + (f" ({r['us_per_internal_step']:.3f} us per internal step, {r['internal_steps']:,} internal steps)"
                  if "internal_steps" in r else ""))
