@@ -163,15 +163,12 @@ def _heavy_top_acceleration(y: np.ndarray, Jp: np.ndarray, Jinv: np.ndarray, top
     acc[11] = Jinv[2, 0] * t0 + Jinv[2, 1] * t1 + Jinv[2, 2] * t2
 
 
-@njit(cache=True)
-def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: float, max_iter: int,
-                  gimbal_tol: float, Jp: np.ndarray, top: tuple, z: np.ndarray, z0: np.ndarray, F: np.ndarray,
-                  A: np.ndarray, aux: np.ndarray, dG: np.ndarray, E: np.ndarray, dEy: np.ndarray,
-                  dEz: np.ndarray, out: np.ndarray) -> tuple:
-    """One 3D midpoint step of y in place. Returns (status, iterations, last update norm, kernels.newton_test code)."""
+@njit(cache=True, inline="always")
+def _spatial_start(variant: int, y: np.ndarray, th: np.ndarray, h: float, Jp: np.ndarray, top: tuple, z: np.ndarray,
+                   z0: np.ndarray, F: np.ndarray, A: np.ndarray, aux: np.ndarray, dG: np.ndarray) -> bool:
+    """z0 = the step's start in the variant's unknowns, z = the explicit Euler predictor; False if J is singular."""
     r0, r1, r2, mg = top
     ncol = 3 if variant == ROTATION else 1
-    n = 6 if variant == CARDAN else 3 + 3 * ncol
     # z0: Omega_k, then Gamma_3, Gamma_1, Gamma_2 (rows of R) or the Cardan angles
     for i in range(3):
         z0[i] = y[9 + i]
@@ -200,7 +197,7 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
         for c in range(3):
             A[r, c] = Jp[r, c]
     if not lu_solve_inplace(A, F, 3):
-        return kernels.SINGULAR, 0, 0.0, kernels.CONTINUE
+        return False
     for i in range(3):
         z[i] = z0[i] + h * F[i]
     if variant == CARDAN:
@@ -217,97 +214,90 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             z[o] = G0 + h * (G1 * W2 - G2 * W1)
             z[o + 1] = G1 + h * (G2 * W0 - G0 * W2)
             z[o + 2] = G2 + h * (G0 * W1 - G1 * W0)
-    it = 0
-    upd = np.inf
-    prev = np.inf
-    code = kernels.CONTINUE
+    return True
+
+
+@njit(cache=True, inline="always")
+def _spatial_residual(variant: int, h: float, Jp: np.ndarray, top: tuple, z: np.ndarray, z0: np.ndarray,
+                      F: np.ndarray, A: np.ndarray, aux: np.ndarray, dG: np.ndarray, E: np.ndarray, dEy: np.ndarray,
+                      dEz: np.ndarray, out: np.ndarray) -> None:
+    """F = the midpoint equations' residual at z (seed eqs. 77, 83, 87), A = their Jacobian in the n unknowns."""
+    r0, r1, r2, mg = top
+    ncol = 3 if variant == ROTATION else 1
+    n = 6 if variant == CARDAN else 3 + 3 * ncol
     hh = 0.5 * h
-    while it < max_iter:
-        it += 1
-        Wm0 = 0.5 * (z0[0] + z[0])
-        Wm1 = 0.5 * (z0[1] + z[1])
-        Wm2 = 0.5 * (z0[2] + z[2])
-        JW0 = Jp[0, 0] * Wm0 + Jp[0, 1] * Wm1 + Jp[0, 2] * Wm2
-        JW1 = Jp[1, 0] * Wm0 + Jp[1, 1] * Wm1 + Jp[1, 2] * Wm2
-        JW2 = Jp[2, 0] * Wm0 + Jp[2, 1] * Wm1 + Jp[2, 2] * Wm2
-        if variant == CARDAN:
-            for i in range(3):
-                out[i] = 0.5 * (z0[3 + i] + z[3 + i])
-            cardan_gamma(out, aux, dG)
-            cardan_rate(out, E, dEy, dEz)
-            g0, g1, g2 = aux[0], aux[1], aux[2]
-        else:
-            g0 = 0.5 * (z0[3] + z[3])
-            g1 = 0.5 * (z0[4] + z[4])
-            g2 = 0.5 * (z0[5] + z[5])
-        for r in range(n):
-            for c in range(n):
-                A[r, c] = 0.0
-        # J (W1 - W0) + h Wm x J Wm - h m g rho x Gamma_m  (seed eqs. 77, 83, 87)
-        for r in range(3):
-            F[r] = Jp[r, 0] * (z[0] - z0[0]) + Jp[r, 1] * (z[1] - z0[1]) + Jp[r, 2] * (z[2] - z0[2])
-        F[0] += h * (Wm1 * JW2 - Wm2 * JW1) - h * mg * (r1 * g2 - r2 * g1)
-        F[1] += h * (Wm2 * JW0 - Wm0 * JW2) - h * mg * (r2 * g0 - r0 * g2)
-        F[2] += h * (Wm0 * JW1 - Wm1 * JW0) - h * mg * (r0 * g1 - r1 * g0)
-        # d/dW1: J + h/2 (hat(Wm) J - hat(J Wm))
-        for r in range(3):
-            for c in range(3):
-                A[r, c] = Jp[r, c]
-        for c in range(3):
-            # hat(Wm) J[:, c]
-            A[0, c] += hh * (Wm1 * Jp[2, c] - Wm2 * Jp[1, c])
-            A[1, c] += hh * (Wm2 * Jp[0, c] - Wm0 * Jp[2, c])
-            A[2, c] += hh * (Wm0 * Jp[1, c] - Wm1 * Jp[0, c])
-        _hat_into(JW0, JW1, JW2, -hh, A, 0, 0)
-        if variant == CARDAN:
-            # torque columns: -h m g rho x dGamma/dtheta_k / 2
-            for k in range(3):
-                A[0, 3 + k] = -hh * mg * (r1 * dG[2, k] - r2 * dG[1, k])
-                A[1, 3 + k] = -hh * mg * (r2 * dG[0, k] - r0 * dG[2, k])
-                A[2, 3 + k] = -hh * mg * (r0 * dG[1, k] - r1 * dG[0, k])
-            # kinematics: h Wm - E(theta_m) (theta1 - theta0)
-            for i in range(3):
-                aux[i] = z[3 + i] - z0[3 + i]
-            for r in range(3):
-                F[3 + r] = h * (0.5 * (z0[r] + z[r])) - (E[r, 0] * aux[0] + E[r, 1] * aux[1] + E[r, 2] * aux[2])
-                A[3 + r, r] = hh
-                for k in range(3):
-                    A[3 + r, 3 + k] = -E[r, k]
-                A[3 + r, 4] -= 0.5 * (dEy[r, 0] * aux[0] + dEy[r, 1] * aux[1] + dEy[r, 2] * aux[2])
-                A[3 + r, 5] -= 0.5 * (dEz[r, 0] * aux[0] + dEz[r, 1] * aux[1] + dEz[r, 2] * aux[2])
-        else:
-            _hat_into(r0, r1, r2, -hh * mg, A, 0, 3)
-            for j in range(ncol):
-                o = 3 + 3 * j
-                m0 = 0.5 * (z0[o] + z[o])
-                m1 = 0.5 * (z0[o + 1] + z[o + 1])
-                m2 = 0.5 * (z0[o + 2] + z[o + 2])
-                # Gamma1 - Gamma0 + h Wm x Gamma_m  (seed eqs. 77, 83)
-                F[o] = z[o] - z0[o] + h * (Wm1 * m2 - Wm2 * m1)
-                F[o + 1] = z[o + 1] - z0[o + 1] + h * (Wm2 * m0 - Wm0 * m2)
-                F[o + 2] = z[o + 2] - z0[o + 2] + h * (Wm0 * m1 - Wm1 * m0)
-                _hat_into(m0, m1, m2, -hh, A, o, 0)
-                for i in range(3):
-                    A[o + i, o + i] = 1.0
-                _hat_into(Wm0, Wm1, Wm2, hh, A, o, o)
-        for i in range(n):
-            F[i] = -F[i]
-        if not lu_solve_inplace(A, F, n):
-            return kernels.SINGULAR, it, upd, code
-        code, upd, prev = kernels.apply_update(z, F, n, prev, it, tol)  # the common test (kernels.newton_test)
-        if code != kernels.CONTINUE or not upd < 1e300:
-            break
-    converged = code != kernels.CONTINUE
+    Wm0 = 0.5 * (z0[0] + z[0])
+    Wm1 = 0.5 * (z0[1] + z[1])
+    Wm2 = 0.5 * (z0[2] + z[2])
+    JW0 = Jp[0, 0] * Wm0 + Jp[0, 1] * Wm1 + Jp[0, 2] * Wm2
+    JW1 = Jp[1, 0] * Wm0 + Jp[1, 1] * Wm1 + Jp[1, 2] * Wm2
+    JW2 = Jp[2, 0] * Wm0 + Jp[2, 1] * Wm1 + Jp[2, 2] * Wm2
     if variant == CARDAN:
-        lock = min(abs(math.cos(z[4])), abs(math.cos(0.5 * (z0[4] + z[4]))))
-        if not converged:
-            if min(lock, abs(math.cos(th[1]))) < _NEAR_LOCK * gimbal_tol or not lock < 2.0:
-                return kernels.DOMAIN, it, upd, code
-            return kernels.NEWTON, it, upd, code
-        if lock < gimbal_tol:
-            return kernels.DOMAIN, it, upd, code
-    elif not converged:
-        return kernels.NEWTON, it, upd, code
+        for i in range(3):
+            out[i] = 0.5 * (z0[3 + i] + z[3 + i])
+        cardan_gamma(out, aux, dG)
+        cardan_rate(out, E, dEy, dEz)
+        g0, g1, g2 = aux[0], aux[1], aux[2]
+    else:
+        g0 = 0.5 * (z0[3] + z[3])
+        g1 = 0.5 * (z0[4] + z[4])
+        g2 = 0.5 * (z0[5] + z[5])
+    for r in range(n):
+        for c in range(n):
+            A[r, c] = 0.0
+    # J (W1 - W0) + h Wm x J Wm - h m g rho x Gamma_m  (seed eqs. 77, 83, 87)
+    for r in range(3):
+        F[r] = Jp[r, 0] * (z[0] - z0[0]) + Jp[r, 1] * (z[1] - z0[1]) + Jp[r, 2] * (z[2] - z0[2])
+    F[0] += h * (Wm1 * JW2 - Wm2 * JW1) - h * mg * (r1 * g2 - r2 * g1)
+    F[1] += h * (Wm2 * JW0 - Wm0 * JW2) - h * mg * (r2 * g0 - r0 * g2)
+    F[2] += h * (Wm0 * JW1 - Wm1 * JW0) - h * mg * (r0 * g1 - r1 * g0)
+    # d/dW1: J + h/2 (hat(Wm) J - hat(J Wm))
+    for r in range(3):
+        for c in range(3):
+            A[r, c] = Jp[r, c]
+    for c in range(3):
+        # hat(Wm) J[:, c]
+        A[0, c] += hh * (Wm1 * Jp[2, c] - Wm2 * Jp[1, c])
+        A[1, c] += hh * (Wm2 * Jp[0, c] - Wm0 * Jp[2, c])
+        A[2, c] += hh * (Wm0 * Jp[1, c] - Wm1 * Jp[0, c])
+    _hat_into(JW0, JW1, JW2, -hh, A, 0, 0)
+    if variant == CARDAN:
+        # torque columns: -h m g rho x dGamma/dtheta_k / 2
+        for k in range(3):
+            A[0, 3 + k] = -hh * mg * (r1 * dG[2, k] - r2 * dG[1, k])
+            A[1, 3 + k] = -hh * mg * (r2 * dG[0, k] - r0 * dG[2, k])
+            A[2, 3 + k] = -hh * mg * (r0 * dG[1, k] - r1 * dG[0, k])
+        # kinematics: h Wm - E(theta_m) (theta1 - theta0)
+        for i in range(3):
+            aux[i] = z[3 + i] - z0[3 + i]
+        for r in range(3):
+            F[3 + r] = h * (0.5 * (z0[r] + z[r])) - (E[r, 0] * aux[0] + E[r, 1] * aux[1] + E[r, 2] * aux[2])
+            A[3 + r, r] = hh
+            for k in range(3):
+                A[3 + r, 3 + k] = -E[r, k]
+            A[3 + r, 4] -= 0.5 * (dEy[r, 0] * aux[0] + dEy[r, 1] * aux[1] + dEy[r, 2] * aux[2])
+            A[3 + r, 5] -= 0.5 * (dEz[r, 0] * aux[0] + dEz[r, 1] * aux[1] + dEz[r, 2] * aux[2])
+    else:
+        _hat_into(r0, r1, r2, -hh * mg, A, 0, 3)
+        for j in range(ncol):
+            o = 3 + 3 * j
+            m0 = 0.5 * (z0[o] + z[o])
+            m1 = 0.5 * (z0[o + 1] + z[o + 1])
+            m2 = 0.5 * (z0[o + 2] + z[o + 2])
+            # Gamma1 - Gamma0 + h Wm x Gamma_m  (seed eqs. 77, 83)
+            F[o] = z[o] - z0[o] + h * (Wm1 * m2 - Wm2 * m1)
+            F[o + 1] = z[o + 1] - z0[o + 1] + h * (Wm2 * m0 - Wm0 * m2)
+            F[o + 2] = z[o + 2] - z0[o + 2] + h * (Wm0 * m1 - Wm1 * m0)
+            _hat_into(m0, m1, m2, -hh, A, o, 0)
+            for i in range(3):
+                A[o + i, o + i] = 1.0
+            _hat_into(Wm0, Wm1, Wm2, hh, A, o, o)
+
+
+@njit(cache=True, inline="always")
+def _spatial_accept(variant: int, y: np.ndarray, th: np.ndarray, h: float, z: np.ndarray, z0: np.ndarray,
+                    aux: np.ndarray, E: np.ndarray, out: np.ndarray) -> None:
+    """The converged unknowns z written back into the state y (and the Cardan angles th)."""
     for i in range(3):
         y[9 + i] = z[i]
     if variant == CARDAN:
@@ -343,6 +333,43 @@ def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: fl
             out[2] = y[3 * r + 2]
             for c in range(3):
                 y[3 * r + c] = out[0] * E[0, c] + out[1] * E[1, c] + out[2] * E[2, c]
+
+
+@njit(cache=True)
+def _step_spatial(variant: int, y: np.ndarray, th: np.ndarray, h: float, tol: float, max_iter: int,
+                  gimbal_tol: float, Jp: np.ndarray, top: tuple, z: np.ndarray, z0: np.ndarray, F: np.ndarray,
+                  A: np.ndarray, aux: np.ndarray, dG: np.ndarray, E: np.ndarray, dEy: np.ndarray,
+                  dEz: np.ndarray, out: np.ndarray) -> tuple:
+    """One 3D midpoint step of y in place. Returns (status, iterations, last update norm, kernels.newton_test code)."""
+    n = 6 if variant == CARDAN else 3 + 3 * (3 if variant == ROTATION else 1)
+    if not _spatial_start(variant, y, th, h, Jp, top, z, z0, F, A, aux, dG):
+        return kernels.SINGULAR, 0, 0.0, kernels.CONTINUE
+    it = 0
+    upd = np.inf
+    prev = np.inf
+    code = kernels.CONTINUE
+    while it < max_iter:
+        it += 1
+        _spatial_residual(variant, h, Jp, top, z, z0, F, A, aux, dG, E, dEy, dEz, out)
+        for i in range(n):
+            F[i] = -F[i]
+        if not lu_solve_inplace(A, F, n):
+            return kernels.SINGULAR, it, upd, code
+        code, upd, prev = kernels.apply_update(z, F, n, prev, it, tol)  # the common test (kernels.newton_test)
+        if code != kernels.CONTINUE or not upd < 1e300:
+            break
+    converged = code != kernels.CONTINUE
+    if variant == CARDAN:
+        lock = min(abs(math.cos(z[4])), abs(math.cos(0.5 * (z0[4] + z[4]))))
+        if not converged:
+            if min(lock, abs(math.cos(th[1]))) < _NEAR_LOCK * gimbal_tol or not lock < 2.0:
+                return kernels.DOMAIN, it, upd, code
+            return kernels.NEWTON, it, upd, code
+        if lock < gimbal_tol:
+            return kernels.DOMAIN, it, upd, code
+    elif not converged:
+        return kernels.NEWTON, it, upd, code
+    _spatial_accept(variant, y, th, h, z, z0, aux, E, out)
     return kernels.OK, it, upd, code
 
 
