@@ -79,6 +79,11 @@ def pack(name: str) -> np.ndarray:
     return np.concatenate(([float(g.size)], g))
 
 
+def tail(options: dict) -> np.ndarray:
+    """:func:`pack` of the set a method's options name (NONE: a base method, which has no such option)."""
+    return pack(options.get("composition", NONE))
+
+
 def composed(base: Method, order: int) -> Method:
     """``base`` composed to ``order``: id ``<base>_c<order>``, the same kernel, an option ``composition`` that
     picks one of COMPOSITIONS of that order (BEST by default). ``base`` must be symmetric (its kernel's step of h

@@ -567,7 +567,7 @@ def _pack(variant: int):
         """Kernel option array: [variant, newton_tol, newton_max_iter, gimbal_tol, s, gamma_1..gamma_s]
         (composition.pack: s = 1 unless a composed method asks for its sub-steps)."""
         head = [float(variant), o["newton_tol"], float(o["newton_max_iter"]), o.get("gimbal_tol", 0.0)]
-        return np.concatenate((head, composition.pack(o.get("composition", composition.NONE))))
+        return np.concatenate((head, composition.tail(o)))
 
     return pack
 

@@ -56,6 +56,14 @@ def _tangent_inv_t_times(w0: float, w1: float, w2: float, c: float, a: np.ndarra
     out[o + 2] = a[2] - 0.5 * u2 + c * (w0 * u1 - w1 * u0)
 
 
+@njit(cache=True, inline="always")
+def _work_fields(nv: int, nm: int) -> tuple:
+    """The work array's fields (kernels.carve), between calls of the kernel: w_{n-1}, w_n (the velocities of the
+    acceleration diagnostic and the first step's predictor), mu_n, mu_{n-1} (stage (a)'s multipliers, extrapolated
+    linearly as its predictor), Delta_{n-1/2}, Delta_{n-3/2}, Delta_{n-5/2} (extrapolated quadratically)."""
+    return nv, nv, nm, nm, nv, nv, nv
+
+
 @njit(cache=True)
 def _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old, w_older, mu, t):
     """Diagnostics at t = 0 with the consistent acceleration; starting values for the predictor."""
@@ -81,11 +89,7 @@ def _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old
 @njit(cache=True, error_model="numpy")
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
-    """RATTLie kernel (contract in solvers.kernels). opts = [newton_tol, newton_max_iter].
-
-    work = [w_{n-1} (6N), w_n (6N), mu_{n-1} (3K), mu_{n-2} (3K)]: previous velocities (acceleration diagnostic,
-    predictor) and the last two stage-(a) multipliers (linear extrapolation as predictor).
-    """
+    """RATTLie kernel (contract in solvers.kernels); opts: see pack, work: _work_fields."""
     # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
     rd = kernels.borrowed(data[0])
     y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
@@ -101,13 +105,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     ny = y.shape[0]
     tol = opts[O_TOL]
     max_iter = int(opts[O_MAX_ITER])
-    w_older = work[0:nv]
-    w_old = work[nv : 2 * nv]
-    mu = work[2 * nv : 2 * nv + nm]
-    mu_prev = work[2 * nv + nm : 2 * nv + 2 * nm]
-    d1 = work[2 * nv + 2 * nm : 3 * nv + 2 * nm]  # Delta_{n-1/2}
-    d2 = work[3 * nv + 2 * nm : 4 * nv + 2 * nm]  # Delta_{n-3/2}
-    d3 = work[4 * nv + 2 * nm : 5 * nv + 2 * nm]  # Delta_{n-5/2}
+    w_older, w_old, mu, mu_prev, d1, d2, d3 = kernels.carve(work, _work_fields(nv, nm))
     if k0 == 0:
         n_saved = _record_initial(rd, y, h, stride, last, samples, n_saved, maxima, ref, w_old, w_older, mu,
                                   t_start)
@@ -377,13 +375,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
 def pack(o: dict[str, Any]) -> np.ndarray:
     """Kernel option array: [newton_tol, newton_max_iter, s, gamma_1..gamma_s] (composition.pack; s = 1
     unless a composed method, solvers.composition.composed, asks for one)."""
-    tail = composition.pack(o.get("composition", composition.NONE))
-    return np.concatenate(([o["newton_tol"], float(o["newton_max_iter"])], tail))
+    return np.concatenate(([o["newton_tol"], float(o["newton_max_iter"])], composition.tail(o)))
 
 
 def work_size(model) -> int:
-    """Two velocity vectors, two multiplier vectors, three Delta vectors (the predictors' history)."""
-    return 5 * rigid.n_velocity(model.data) + 2 * rigid.n_multipliers(model.data)
+    return sum(_work_fields.py_func(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
 
 
 METHOD = Method(
