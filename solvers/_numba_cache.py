@@ -29,26 +29,37 @@ import numba
 PACKAGE = Path(__file__).resolve().parent
 
 
-def source_digest() -> str:
-    """sha256 over the package's modules that hold compiled code, numba's and Python's versions."""
-    h = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+def _compiled_modules() -> list[tuple[str, bytes, int, int]]:
+    """(path in the package, text, mtime_ns, size) of each module that holds compiled code."""
+    out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_bytes()
-        if b"njit" not in text:  # modules without compiled code cannot change a kernel
-            continue
-        h.update(str(path.relative_to(PACKAGE)).encode())
+        if b"njit" in text:  # modules without compiled code cannot change a kernel
+            st = path.stat()
+            out.append((str(path.relative_to(PACKAGE)), text, st.st_mtime_ns, st.st_size))
+    return out
+
+
+def _digest(modules: list[tuple[str, bytes, int, int]]) -> str:
+    h = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+    for rel, text, _, _ in modules:
+        h.update(rel.encode())
         h.update(text)
     return h.hexdigest()[:16]
+
+
+def source_digest() -> str:
+    """sha256 over the package's modules that hold compiled code, numba's and Python's versions."""
+    return _digest(_compiled_modules())
 
 
 def cache_key() -> str:
     """source_digest plus the package's path and its compiled modules' modification times: numba's own validity
     test for a cached kernel, so the stamp of one key is only found where that key's kernels load."""
-    h = hashlib.sha256(f"{source_digest()} {PACKAGE}".encode())
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if b"njit" in path.read_bytes():
-            st = path.stat()
-            h.update(f"{path.relative_to(PACKAGE)} {st.st_mtime_ns} {st.st_size}".encode())
+    modules = _compiled_modules()
+    h = hashlib.sha256(f"{_digest(modules)} {PACKAGE}".encode())
+    for rel, _, mtime_ns, size in modules:
+        h.update(f"{rel} {mtime_ns} {size}".encode())
     return h.hexdigest()[:16]
 
 
