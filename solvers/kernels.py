@@ -256,9 +256,11 @@ def carve(work: np.ndarray, sizes: tuple) -> tuple:
     return tuple(out)
 
 
-@overload(carve, inline="always")
+@overload(carve)
 def _carve_compiled(work, sizes):
-    # a tuple of len(sizes) views, written out (a compiled function cannot build a tuple of variable length)
+    # a tuple of len(sizes) views, written out (a compiled function cannot build a tuple of variable length). Not
+    # inline="always": numba's typed-IR inlining of this overload beside other inlined helpers miscompiled a kernel
+    # (its scratch read other memory); a call once per kernel call costs nothing
     n = len(sizes)
     src = "def impl(work, sizes):\n    o0 = 0\n"
     src += "".join(f"    o{i + 1} = o{i} + sizes[{i}]\n" for i in range(n))
