@@ -102,7 +102,6 @@ LONG_KERNELS = {
     "solvers/methods/lie_galpha.py:advance": 276,
     "solvers/methods/midpoint.py:_step_spatial": 180,
     "solvers/methods/rattlie.py:advance": 293,
-    "solvers/methods/spark.py:advance": 232,
 }
 
 
