@@ -100,7 +100,6 @@ LONG_KERNELS = {
     "solvers/methods/hermite.py:advance": 285,
     "solvers/methods/lgvi.py:advance": 416,
     "solvers/methods/lie_galpha.py:advance": 276,
-    "solvers/methods/spark.py:advance": 232,
 }
 
 

@@ -53,6 +53,7 @@ s >= 2 by ~1e-10..1e-7 only, so it was not the seed's parameter (docs/methods.md
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -106,9 +107,9 @@ def _stage(cd, gamma, Q, V, E, Y, jac, EQ, EV, YQ, YV, blk):
     with d = P_a - P_b, dd = its rate, cr = d x dd = d_x dd_y - d_y dd_x and e(x) = (-x_y, x_x) (rotation by 90 deg),
     w = |dd|^2 - cr^2 / L^2, dw/ddd = 2 (dd - (cr / L^2) e(d)), dw/dd = 2 (cr / L^2) e(dd).
     """
-    M = cd[0]
-    pts = cd[3]
-    cons = cd[4]
+    M = cd.mass_matrix
+    pts = cd.points
+    cons = cd.constraints
     n = M.shape[0]
     coords.force(cd, Q, E)
     for r in range(n):
@@ -188,238 +189,336 @@ def _stage(cd, gamma, Q, V, E, Y, jac, EQ, EV, YQ, YV, blk):
     return True
 
 
+# A run's constants, read once from opts (pack's layout) and the model: sizes n (coordinates), m (constraint rows),
+# s (stages: Gauss points i = 0..s-1, Lobatto control points nu = 0..s); Newton's tol and max_iter; seed 003's gamma;
+# the SPARK tableau (solvers.tableaus.spark): Gauss weights b (s), Lobatto weights bt and nodes ct (s + 1),
+# lag[i, nu] = l_nu(c_i), dlag[i, nu] = l'_nu(c_i) (s, s + 1), extrap (s + 1, s + 1): the previous step's
+# polynomial at the new control points (predictor).
+Coefficients = namedtuple("Coefficients", "n m s tol max_iter gamma b bt ct lag dlag extrap")
+
+# What a step leaves for the next in work (_work_fields), in its order.
+Memory = namedtuple("Memory", "w_older w_old qprev muprev")
+
+# The step's scratch, allocated once per advance call (_scratch); mm = max(m, 1), N = s (n + m). The saddle-point
+# system As, bs (coords.scratch_size); ydot (2n): the initial right-hand side, then the new state before its check;
+# acc (2n): qddot in acc[n:] for the diagnostics; d: their row. Constraint terms: phi (mm); G (mm, n), H (n, n) at
+# q1; Gs (s + 1, mm, n) = G(q^nu), Hs (s + 1, n, n) = d(G^T mu_nu)/dq at q^nu; zero (mm) weights. Gauss stages
+# (s, n): Q_i, V_i, E_i, Y_i; their derivatives (s, n, n): JF = dE/dQ, EV = dE/dV, YQ = dY/dQ, YV = dY/dV; blk
+# (_stage). Unknowns: control points qc and Delta^nu dl (s + 1, n; dl[0] unused), multipliers mu (s + 1, mm). Newton
+# matrix J (N, N), its pivots piv, residual res (N). p0 = M qdot0, qd1 = qdot1, acc0 = qddot0 (n) and
+# lam0 = lambda0 (mm) of the index-1 DAE (first predictor).
+Scratch = namedtuple("Scratch", "As bs ydot acc d phi G H Gs Hs zero blk JF EV YQ YV qc dl mu Q V E Y J piv res p0 "
+                                "qd1 acc0 lam0")
+
+
+@njit(cache=True, inline="always")
+def _work_fields(n, m, s):
+    """Sizes of the fields of ``work``, in order: qdot_{n-1} (n), qdot_n (n), the previous step's control points
+    q^0..q^s ((s + 1) n) and multipliers mu_0..mu_s ((s + 1) m)."""
+    return n, n, (s + 1) * n, (s + 1) * m
+
+
+@njit(cache=True)
+def _memory(work, c):
+    """work's fields (Memory), carved by _work_fields. A compiled call, not inlined: kernels.carve inlined into advance
+    next to the inlined _scratch miscompiled the scratch (numba 0.68: sc.acc0 read other memory); once per call."""
+    w_older, w_old, qprev, muprev = kernels.carve(work, _work_fields(c.n, c.m, c.s))
+    return Memory(w_older, w_old, qprev.reshape((c.s + 1, c.n)), muprev.reshape((c.s + 1, c.m)))
+
+
+@njit(cache=True, inline="always")
+def _coefficients(opts, n, m):
+    """The run's constants from the option array (pack's layout: HEADER, then c, b, bt, ct, lag, dlag, extrap)."""
+    s = int(opts[O_S])
+    o = HEADER
+    o2 = o + 4 * s + 2
+    o3 = o2 + 2 * s * (s + 1)
+    return Coefficients(
+        n, m, s, opts[O_TOL], int(opts[O_MAX_ITER]), opts[O_GAMMA],
+        opts[o + s : o + 2 * s], opts[o + 2 * s : o + 3 * s + 1], opts[o + 3 * s + 1 : o2],
+        opts[o2 : o2 + s * (s + 1)].reshape((s, s + 1)), opts[o2 + s * (s + 1) : o3].reshape((s, s + 1)),
+        opts[o3 : o3 + (s + 1) * (s + 1)].reshape((s + 1, s + 1)),
+    )
+
+
+@njit(cache=True, inline="always")
+def _scratch(cd, c, ny):
+    """The step's scratch arrays (Scratch)."""
+    n, m, s = c.n, c.m, c.s
+    size = coords.scratch_size(cd)
+    mm = max(m, 1)
+    N = s * (n + m)
+    return Scratch(
+        np.empty((size, size)), np.empty(size), np.empty(ny), np.zeros(ny), np.empty(kernels.N_DIAG),
+        np.empty(mm), np.empty((mm, n)), np.empty((n, n)), np.empty((s + 1, mm, n)), np.empty((s + 1, n, n)),
+        np.zeros(mm), np.empty((3, 2, 2)), np.empty((s, n, n)), np.empty((s, n, n)), np.empty((s, n, n)),
+        np.empty((s, n, n)), np.empty((s + 1, n)), np.empty((s + 1, n)), np.empty((s + 1, mm)), np.empty((s, n)),
+        np.empty((s, n)), np.empty((s, n)), np.empty((s, n)), np.empty((N, N)), np.empty(N, dtype=np.int64),
+        np.empty(N), np.empty(n), np.empty(n), np.empty(n), np.empty(mm),
+    )
+
+
+@njit(cache=True, inline="always")
+def _predict(M, y, h, k, c, sc, mem):
+    """q^0 = q0, p0 = M qdot0, and the Newton predictor: the previous step's polynomial extrapolated to the new
+    control points (at the first step Delta^nu = qdot0 + ct_nu h qddot0 / 2 and mu_nu = h lambda0)."""
+    n, m, s = c.n, c.m, c.s
+    qc, dl, mu = sc.qc, sc.dl, sc.mu
+    for r in range(n):
+        qc[0, r] = y[r]
+        acc_r = 0.0
+        for col in range(n):
+            acc_r += M[r, col] * y[n + col]
+        sc.p0[r] = acc_r
+    if k == 0:
+        for nu in range(1, s + 1):
+            for r in range(n):
+                dl[nu, r] = y[n + r] + 0.5 * c.ct[nu] * h * sc.acc0[r]
+        for nu in range(s + 1):
+            for r in range(m):
+                mu[nu, r] = h * sc.lam0[r]
+    else:
+        for nu in range(1, s + 1):
+            for r in range(n):
+                qp = 0.0
+                for j in range(s + 1):
+                    qp += c.extrap[nu, j] * mem.qprev[j, r]
+                dl[nu, r] = (qp - y[r]) / h
+        for nu in range(s + 1):
+            for r in range(m):
+                mu[nu, r] = mem.muprev[nu, r]
+
+
+@njit(cache=True, inline="always")
+def _stages(cd, y, h, c, sc, jac):
+    """Control points q^nu = q0 + h Delta^nu and, at every Gauss point i, Q_i, V_i, E_i, Y_i (with ``jac`` also
+    their derivatives, _stage)."""
+    for nu in range(1, c.s + 1):
+        for r in range(c.n):
+            sc.qc[nu, r] = y[r] + h * sc.dl[nu, r]
+    for i in range(c.s):
+        _interpolate(c.lag, c.dlag, sc.qc, sc.dl, i, sc.Q[i], sc.V[i])
+        _stage(cd, c.gamma, sc.Q[i], sc.V[i], sc.E[i], sc.Y[i], jac, sc.JF[i], sc.EV[i], sc.YQ[i], sc.YV[i], sc.blk)
+
+
+@njit(cache=True, inline="always")
+def _residual(cd, y, h, c, sc, jac):
+    """The step equations at the iterate (module docstring), negated into res: rows nu n + r of R_nu (nu = 0..s-1),
+    then rows s n + (nu - 1) m + e of Phi(q^nu) / h (nu = 1..s). Also G(q^nu) and d(G^T mu_nu)/dq into Gs, Hs and,
+    with ``jac``, the stage derivatives for the Newton matrix. Returns max |residual|."""
+    n, m, s = c.n, c.m, c.s
+    res, Gs, mu = sc.res, sc.Gs, sc.mu
+    _stages(cd, y, h, c, sc, jac)
+    for nu in range(s + 1):
+        if nu == s or nu == 0:
+            coords.constraint_hessian(cd, sc.qc[nu], sc.zero, sc.phi, Gs[nu], sc.Hs[nu])
+        else:
+            coords.constraint_hessian(cd, sc.qc[nu], mu[nu], sc.phi, Gs[nu], sc.Hs[nu])
+        if nu >= 1:
+            for r in range(m):
+                res[s * n + (nu - 1) * m + r] = sc.phi[r] / h
+    for nu in range(s):
+        for r in range(n):
+            v = sc.p0[r] if nu == 0 else 0.0
+            for i in range(s):
+                v += c.b[i] * (h * c.lag[i, nu] * sc.E[i, r] + c.dlag[i, nu] * sc.Y[i, r])
+            for e in range(m):
+                v -= c.bt[nu] * Gs[nu, e, r] * mu[nu, e]
+            res[nu * n + r] = v
+    rmax = 0.0
+    for r in range(res.shape[0]):
+        rmax = max(rmax, abs(res[r]))
+        res[r] = -res[r]
+    return rmax
+
+
+@njit(cache=True, inline="always")
+def _jacobian(h, c, sc):
+    """The Newton matrix of the step equations in (Delta^1..Delta^s, mu_0..mu_{s-1}) into J: the stage derivatives
+    chained through Q_i = sum l_nu(c_i) (q0 + h Delta^nu) and V_i = sum l'_nu(c_i) Delta^nu, the constraint Hessian
+    term -h bt_nu d(G^T mu_nu)/dq, -bt_nu G(q^nu)^T, and G(q^nu) in the constraint rows."""
+    n, m, s = c.n, c.m, c.s
+    J, Gs, b, bt, lag, dlag = sc.J, sc.Gs, c.b, c.bt, c.lag, c.dlag
+    N = J.shape[0]
+    for r in range(N):
+        for col in range(N):
+            J[r, col] = 0.0
+    for nu in range(s):
+        for mu_i in range(1, s + 1):
+            ro = nu * n
+            co = (mu_i - 1) * n
+            for r in range(n):
+                for col in range(n):
+                    v = 0.0
+                    for i in range(s):
+                        lm = h * lag[i, mu_i]
+                        dm = dlag[i, mu_i]
+                        v += b[i] * (h * lag[i, nu] * (lm * sc.JF[i, r, col] + dm * sc.EV[i, r, col])
+                                     + dlag[i, nu] * (lm * sc.YQ[i, r, col] + dm * sc.YV[i, r, col]))
+                    if nu == mu_i:
+                        v -= h * bt[nu] * sc.Hs[nu, r, col]
+                    J[ro + r, co + col] = v
+        for r in range(n):
+            for e in range(m):
+                J[nu * n + r, s * n + nu * m + e] = -bt[nu] * Gs[nu, e, r]
+    for nu in range(1, s + 1):
+        for e in range(m):
+            for col in range(n):
+                J[s * n + (nu - 1) * m + e, (nu - 1) * n + col] = Gs[nu, e, col]
+
+
+@njit(cache=True, inline="always")
+def _update(c, sc):
+    """Delta += its update, mu_0..mu_{s-1} += theirs (from res); returns the sizes kernels.newton_next2 takes."""
+    n, m, s = c.n, c.m, c.s
+    res = sc.res
+    big_d = 0.0
+    big_x = 0.0
+    for nu in range(1, s + 1):
+        for r in range(n):
+            dd = res[(nu - 1) * n + r]
+            sc.dl[nu, r] += dd
+            big_d = max(big_d, abs(dd))
+            big_x = max(big_x, abs(sc.dl[nu, r]))
+    big_m = 0.0
+    big_mu = 0.0
+    for nu in range(s):
+        for e in range(m):
+            dd = res[s * n + nu * m + e]
+            sc.mu[nu, e] += dd
+            big_m = max(big_m, abs(dd))
+            big_mu = max(big_mu, abs(sc.mu[nu, e]))
+    return big_d, big_x, big_m, big_mu
+
+
+@njit(cache=True, inline="always")
+def _newton(cd, y, h, t, c, sc, maxima, info):
+    """Simplified Newton on the step equations from the predictor: the matrix is formed and factorised at the first
+    iterate and again whenever an iterate contracts by less than a factor 4 (kernels.newton_next2). Returns OK,
+    SINGULAR or NEWTON (booked in maxima and info)."""
+    N = sc.J.shape[0]
+    code = kernels.CONTINUE
+    rmax = 0.0
+    prev_upd = np.inf
+    fresh = True
+    it = 0
+    while it < c.max_iter:
+        it += 1
+        rmax = _residual(cd, y, h, c, sc, fresh)
+        if fresh:
+            _jacobian(h, c, sc)
+            if not lu_factor_inplace(sc.J, sc.piv, N):
+                info[kernels.INFO_TIME] = t
+                return kernels.SINGULAR
+            fresh = False
+        lu_solve_factored(sc.J, sc.piv, sc.res, N)
+        big_d, big_x, big_m, big_mu = _update(c, sc)
+        code, prev_upd, fresh = kernels.newton_next2(big_d, big_x, big_m, big_mu, prev_upd, it, c.tol, fresh)
+        if code != kernels.CONTINUE:
+            break
+    if kernels.newton_failed(code, it, maxima, info, t, rmax):
+        return kernels.NEWTON
+    return kernels.OK
+
+
+@njit(cache=True, inline="always")
+def _velocity_stage(cd, M, y, h, c, sc):
+    """The linear stage at the converged unknowns: p1 = sum_i b_i [h l_s(c_i) E_i + l_s'(c_i) Y_i] - bt_s G(q1)^T mu_s
+    with G(q1) M^-1 p1 = 0 (module docstring), solved as the saddle-point system for qdot1 = M^-1 p1 and mu_s.
+    False if it is singular."""
+    n, m, s = c.n, c.m, c.s
+    _stages(cd, y, h, c, sc, False)
+    for r in range(n):
+        v = 0.0
+        for i in range(s):
+            v += c.b[i] * (h * c.lag[i, s] * sc.E[i, r] + c.dlag[i, s] * sc.Y[i, r])
+        sc.bs[r] = v
+    coords.constraint_hessian(cd, sc.qc[s], sc.zero, sc.phi, sc.G, sc.H)
+    if not saddle_point_solve(M, sc.G, n, m, sc.As, sc.bs):
+        return False
+    for r in range(n):
+        sc.qd1[r] = sc.bs[r]
+    for e in range(m):
+        sc.mu[s, e] = sc.bs[n + e] / c.bt[s]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _accept(y, h, k, c, sc, mem):
+    """y = (q1, qdot1) unless it is not finite (False); the step's control points and multipliers for the next
+    predictor, qddot by differences for the diagnostics."""
+    n = c.n
+    for r in range(n):
+        sc.ydot[r] = sc.qc[c.s, r]
+        sc.ydot[n + r] = sc.qd1[r]
+    if not kernels.state_ok(sc.ydot):
+        return False
+    for r in range(y.shape[0]):
+        y[r] = sc.ydot[r]
+    for nu in range(c.s + 1):
+        for r in range(n):
+            mem.qprev[nu, r] = sc.qc[nu, r]
+        for e in range(c.m):
+            mem.muprev[nu, e] = sc.mu[nu, e]
+    coords.difference_acceleration(mem.w_older, mem.w_old, sc.qd1, h, k + 1, sc.acc)
+    for r in range(n):
+        mem.w_older[r] = mem.w_old[r]
+        mem.w_old[r] = sc.qd1[r]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _step(cd, M, y, h, t, k, c, sc, mem, maxima, info):
+    """One step from y = (q0, qdot0) at time t (global step k) to t + h, in place, with its diagnostics row in sc.d.
+    Returns OK or the failure status (its time in info[INFO_TIME])."""
+    _predict(M, y, h, k, c, sc, mem)
+    status = _newton(cd, y, h, t, c, sc, maxima, info)
+    if status != kernels.OK:
+        return status
+    if not _velocity_stage(cd, M, y, h, c, sc):
+        info[kernels.INFO_TIME] = t + h
+        return kernels.SINGULAR
+    if not _accept(y, h, k, c, sc, mem):
+        info[kernels.INFO_TIME] = t + h
+        return kernels.NONFINITE
+    coords.diagnostics(cd, y, sc.acc, sc.d)
+    return kernels.OK
+
+
 @njit(cache=True, error_model="numpy")
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
-    """SPARK kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{n-1} (n), qdot_n (n),
-    previous control points (s+1) n, previous multipliers mu_0..mu_s ((s+1) m)]."""
-    cd = data[1]
-    M = cd[0]
-    n = M.shape[0]
-    m = coords.constraint_rows(cd)
-    ny = y.shape[0]
-    tol = opts[O_TOL]
-    max_iter = int(opts[O_MAX_ITER])
-    s = int(opts[O_S])
-    gamma = opts[O_GAMMA]
-    o = HEADER
-    b = opts[o + s : o + 2 * s]
-    bt = opts[o + 2 * s : o + 3 * s + 1]
-    ct = opts[o + 3 * s + 1 : o + 4 * s + 2]
-    o2 = o + 4 * s + 2
-    lag = opts[o2 : o2 + s * (s + 1)].reshape((s, s + 1))
-    dlag = opts[o2 + s * (s + 1) : o2 + 2 * s * (s + 1)].reshape((s, s + 1))
-    extrap = opts[o2 + 2 * s * (s + 1) : o2 + 2 * s * (s + 1) + (s + 1) * (s + 1)].reshape((s + 1, s + 1))
-    w_older = work[0:n]
-    w_old = work[n : 2 * n]
-    qprev = work[2 * n : 2 * n + (s + 1) * n].reshape((s + 1, n))
-    muprev = work[2 * n + (s + 1) * n : 2 * n + (s + 1) * (n + m)].reshape((s + 1, m))
-
-    # scratch, allocated once per call
-    size = coords.scratch_size(data[1])
-    As = np.empty((size, size))
-    bs = np.empty(size)
-    ydot = np.empty(ny)
-    acc = np.zeros(ny)
-    d = np.empty(kernels.N_DIAG)
-    mm = max(m, 1)
-    phi = np.empty(mm)
-    G = np.empty((mm, n))
-    Gs = np.empty((s + 1, mm, n))  # G(q^nu)
-    Hs = np.empty((s + 1, n, n))  # d(G^T mu_nu)/dq at q^nu
-    H = np.empty((n, n))
-    zero = np.zeros(mm)
-    blk = np.empty((3, 2, 2))
-    EV = np.empty((s, n, n))
-    YQ = np.empty((s, n, n))
-    YV = np.empty((s, n, n))
-    qc = np.empty((s + 1, n))
-    dl = np.empty((s + 1, n))  # Delta^nu (row 0 unused)
-    mu = np.empty((s + 1, mm))
-    Q = np.empty((s, n))
-    V = np.empty((s, n))
-    E = np.empty((s, n))
-    Y = np.empty((s, n))
-    JF = np.empty((s, n, n))
-    N = s * (n + m)
-    J = np.empty((N, N))
-    piv = np.empty(N, dtype=np.int64)
-    res = np.empty(N)
-    p0 = np.empty(n)
-    a = np.empty(n)
-    qd1 = np.empty(n)
-    acc0 = np.empty(n)
-    lam0 = np.empty(mm)
-
+    """SPARK kernel (contract in solvers.kernels). opts: see HEADER (Coefficients); work (_work_fields, Memory) =
+    [qdot_{n-1} (n), qdot_n (n), the previous step's control points q^0..q^s ((s + 1) n), its multipliers
+    mu_0..mu_s ((s + 1) m)]."""
+    # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
+    cd = kernels.borrowed(data[1])
+    y, work, opts, samples, maxima, ref, info = kernels.borrowed((y, work, opts, samples, maxima, ref, info))
+    M = cd.mass_matrix
+    c = _coefficients(opts, M.shape[0], coords.constraint_rows(cd))
+    mem = _memory(work, c)
+    # the scratch, allocated once per call, without reference counting; keep_alive holds it to the end
+    own = _scratch(cd, c, y.shape[0])
+    sc = kernels.borrowed(own)
     t = t_start + k0 * h
-    if k0 == 0:
-        if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
+    if k0 == 0:  # the t = 0 state made consistent; qddot0, lambda0 of the index-1 DAE for the first predictor
+        if not coords.consistent_start(cd, t, y, sc.ydot, sc.As, sc.bs, sc.acc, mem.w_old, mem.w_older):
             info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
-        for r in range(n):
-            acc0[r] = ydot[n + r]
-        for r in range(m):
-            lam0[r] = bs[n + r]
-        coords.diagnostics_call(cd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
-
+        for r in range(c.n):
+            sc.acc0[r] = sc.ydot[c.n + r]
+        for r in range(c.m):
+            sc.lam0[r] = sc.bs[c.n + r]
+        coords.diagnostics_call(cd, y, sc.acc, sc.d)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, sc.d, 0, stride, last)
     for st in range(n_steps):
         k = k0 + st
         t = t_start + k * h
-        for r in range(n):
-            qc[0, r] = y[r]
-            acc_r = 0.0
-            for c in range(n):
-                acc_r += M[r, c] * y[n + c]
-            p0[r] = acc_r
-        # predictor
-        if k == 0:
-            for nu in range(1, s + 1):
-                for r in range(n):
-                    dl[nu, r] = y[n + r] + 0.5 * ct[nu] * h * acc0[r]
-            for nu in range(s + 1):
-                for r in range(m):
-                    mu[nu, r] = h * lam0[r]
-        else:
-            for nu in range(1, s + 1):
-                for r in range(n):
-                    qp = 0.0
-                    for j in range(s + 1):
-                        qp += extrap[nu, j] * qprev[j, r]
-                    dl[nu, r] = (qp - y[r]) / h
-            for nu in range(s + 1):
-                for r in range(m):
-                    mu[nu, r] = muprev[nu, r]
-        code = kernels.CONTINUE
-        rmax = 0.0
-        prev_upd = np.inf
-        fresh = True
-        it = 0
-        while it < max_iter:
-            it += 1
-            # control points, constraint terms at each of them
-            for nu in range(1, s + 1):
-                for r in range(n):
-                    qc[nu, r] = y[r] + h * dl[nu, r]
-            for nu in range(s + 1):
-                if nu == s or nu == 0:
-                    coords.constraint_hessian(cd, qc[nu], zero, phi, Gs[nu], Hs[nu])
-                else:
-                    coords.constraint_hessian(cd, qc[nu], mu[nu], phi, Gs[nu], Hs[nu])
-                if nu >= 1:
-                    for r in range(m):
-                        res[s * n + (nu - 1) * m + r] = phi[r] / h
-            # Gauss stages
-            for i in range(s):
-                _interpolate(lag, dlag, qc, dl, i, Q[i], V[i])
-                _stage(cd, gamma, Q[i], V[i], E[i], Y[i], fresh, JF[i], EV[i], YQ[i], YV[i], blk)
-            for nu in range(s):
-                for r in range(n):
-                    v = p0[r] if nu == 0 else 0.0
-                    for i in range(s):
-                        v += b[i] * (h * lag[i, nu] * E[i, r] + dlag[i, nu] * Y[i, r])
-                    for e in range(m):
-                        v -= bt[nu] * Gs[nu, e, r] * mu[nu, e]
-                    res[nu * n + r] = v
-            rmax = 0.0
-            for r in range(N):
-                rmax = max(rmax, abs(res[r]))
-                res[r] = -res[r]
-            if fresh:
-                for r in range(N):
-                    for c in range(N):
-                        J[r, c] = 0.0
-                for nu in range(s):
-                    for mu_i in range(1, s + 1):
-                        ro = nu * n
-                        co = (mu_i - 1) * n
-                        for r in range(n):
-                            for c in range(n):
-                                v = 0.0
-                                for i in range(s):
-                                    ln = lag[i, nu]
-                                    dn = dlag[i, nu]
-                                    lm = h * lag[i, mu_i]
-                                    dm = dlag[i, mu_i]
-                                    v += b[i] * (h * ln * (lm * JF[i, r, c] + dm * EV[i, r, c])
-                                                 + dn * (lm * YQ[i, r, c] + dm * YV[i, r, c]))
-                                if nu == mu_i:
-                                    v -= h * bt[nu] * Hs[nu, r, c]
-                                J[ro + r, co + c] = v
-                    for r in range(n):
-                        for e in range(m):
-                            J[nu * n + r, s * n + nu * m + e] = -bt[nu] * Gs[nu, e, r]
-                for nu in range(1, s + 1):
-                    for e in range(m):
-                        for c in range(n):
-                            J[s * n + (nu - 1) * m + e, (nu - 1) * n + c] = Gs[nu, e, c]
-                if not lu_factor_inplace(J, piv, N):
-                    info[kernels.INFO_TIME] = t
-                    return st, kernels.SINGULAR, n_saved
-                fresh = False
-            lu_solve_factored(J, piv, res, N)
-            big_d = 0.0
-            big_x = 0.0
-            for nu in range(1, s + 1):
-                for r in range(n):
-                    dd = res[(nu - 1) * n + r]
-                    dl[nu, r] += dd
-                    big_d = max(big_d, abs(dd))
-                    big_x = max(big_x, abs(dl[nu, r]))
-            big_m = 0.0
-            big_mu = 0.0
-            for nu in range(s):
-                for e in range(m):
-                    dd = res[s * n + nu * m + e]
-                    mu[nu, e] += dd
-                    big_m = max(big_m, abs(dd))
-                    big_mu = max(big_mu, abs(mu[nu, e]))
-            code, prev_upd, fresh = kernels.newton_next2(big_d, big_x, big_m, big_mu, prev_upd, it, tol, fresh)
-            if code != kernels.CONTINUE:
-                break
-        if kernels.newton_failed(code, it, maxima, info, t, rmax):
-            return st, kernels.NEWTON, n_saved
-        # converged unknowns: control points and stages once more, then the linear velocity stage
-        for nu in range(1, s + 1):
-            for r in range(n):
-                qc[nu, r] = y[r] + h * dl[nu, r]
-        for i in range(s):
-            _interpolate(lag, dlag, qc, dl, i, Q[i], V[i])
-            _stage(cd, gamma, Q[i], V[i], E[i], Y[i], False, JF[i], EV[i], YQ[i], YV[i], blk)
-        for r in range(n):
-            v = 0.0
-            for i in range(s):
-                v += b[i] * (h * lag[i, s] * E[i, r] + dlag[i, s] * Y[i, r])
-            a[r] = v
-        coords.constraint_hessian(cd, qc[s], zero, phi, G, H)
-        for r in range(n):
-            bs[r] = a[r]
-        if not saddle_point_solve(M, G, n, m, As, bs):
-            info[kernels.INFO_TIME] = t + h
-            return st, kernels.SINGULAR, n_saved
-        for r in range(n):
-            qd1[r] = bs[r]
-        for e in range(m):
-            mu[s, e] = bs[n + e] / bt[s]
-        for r in range(n):
-            ydot[r] = qc[s, r]
-            ydot[n + r] = qd1[r]
-        if not kernels.state_ok(ydot):
-            info[kernels.INFO_TIME] = t + h
-            return st, kernels.NONFINITE, n_saved
-        for r in range(ny):
-            y[r] = ydot[r]
-        for nu in range(s + 1):
-            for r in range(n):
-                qprev[nu, r] = qc[nu, r]
-            for e in range(m):
-                muprev[nu, e] = mu[nu, e]
-        coords.difference_acceleration(w_older, w_old, qd1, h, k + 1, acc)
-        for r in range(n):
-            w_older[r] = w_old[r]
-            w_old[r] = qd1[r]
-        coords.diagnostics(cd, y, acc, d)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
+        status = _step(cd, M, y, h, t, k, c, sc, mem, maxima, info)
+        if status != kernels.OK:
+            return st, status, n_saved
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t + h, y, sc.d, k + 1, stride, last)
+    kernels.keep_alive(own)
     return n_steps, kernels.OK, n_saved
 
 
@@ -434,10 +533,8 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    """Two velocity vectors, the previous step's control points and multipliers (for s up to MAX_S)."""
-    n = model.data[0].shape[0]
-    m = coords.n_rows(model.data)
-    return 2 * n + (tableaus.MAX_S + 1) * (n + m)
+    """The fields of _work_fields for s up to MAX_S."""
+    return sum(_work_fields.py_func(model.data.mass_matrix.shape[0], coords.n_rows(model.data), tableaus.MAX_S))
 
 
 GAMMA_CHOICES = ("R", "T", "opt")
@@ -463,7 +560,7 @@ def bars(model) -> list[tuple[float, float]]:
     """(L, J) of the model's bars: DISTANCE constraints between natural-coordinate points, in model order."""
     if model.machinery != "coords":
         return []
-    pts, cons = model.data[3], model.data[4]
+    pts, cons = model.data.points, model.data.constraints
     ok = (coords.PAIR, coords.FIXED)
     return [(float(c[3]), float(c[4])) for c in cons
             if int(c[0]) == coords.DISTANCE and int(pts[int(c[1]), 0]) in ok and int(pts[int(c[2]), 0]) in ok]
