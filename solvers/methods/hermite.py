@@ -154,9 +154,9 @@ def _work_fields(n, m):
 
 @njit(cache=True, inline="always")
 def _carve(work, sizes):
-    """kernels.carve for _work_fields' eight fields, written out: kernels.carve's compiled overload, inlined into
-    this kernel, let numba free a scratch array while its borrowed view was still in use (its writes read back as
-    garbage), which plain slices do not."""
+    """kernels.carve for _work_fields' eight fields, written out. Not kernels.carve itself: its compiled overload,
+    inlined into this kernel (with or without kernels.borrowed), left a scratch array allocated after it reading
+    back freed memory right after a write; these plain slices do not."""
     o1 = sizes[0]
     o2 = o1 + sizes[1]
     o3 = o2 + sizes[2]
