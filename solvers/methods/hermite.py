@@ -56,7 +56,7 @@ call for qdot = M^-1 p, and the diagnostics at q_{k+1} leave G(q_{k+1}) for the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -111,7 +111,7 @@ def basis_tables(variant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _stages(q0, v0, dx, d1, h, W, D, Q, V):
     """Q_j = q_k + h (W_j3 qdot_k + W_j1 Delta_X + W_j2 Delta_1), V_j = D_j3 qdot_k + D_j1 Delta_X + D_j2 Delta_1."""
     for j in range(2):
-        for r in range(q0.shape[0]):
+        for r in range(v0.shape[0]):  # q0 may be the whole state: its first n entries
             Q[j, r] = q0[r] + h * (W[j, 3] * v0[r] + W[j, 1] * dx[r] + W[j, 2] * d1[r])
             V[j, r] = D[j, 3] * v0[r] + D[j, 1] * dx[r] + D[j, 2] * d1[r]
 
@@ -144,76 +144,91 @@ _constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
 _diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
 
 
-@njit(cache=True, error_model="numpy")
-def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
-            info):
-    """Hermite DVI kernel (contract in solvers.kernels). opts: see HEADER; work = [qdot_{k-1}, qdot_k (velocity
-    history for the acceleration diagnostic), q_{k-1}, q_{k-2}, X_{k-1}, X_{k-2} (n each), mu_{k-1}, mu_{k-2} (m)]."""
-    cd = data[1]
-    M = cd[0]
-    n = M.shape[0]
-    m = coords.constraint_rows(cd)
-    ny = y.shape[0]
-    tol = opts[O_TOL]
-    max_iter = int(opts[O_MAX_ITER])
-    x_is_v = opts[O_X_IS_V] > 0.5
-    project = opts[O_PROJECT] > 0.5
+@njit(cache=True, inline="always")
+def _work_fields(n, m):
+    """Sizes of the work array's fields, in order: w_older = qdot_{k-1}, w_old = qdot_k (velocity history for the
+    acceleration diagnostic), qh1 = q_{k-1}, qh2 = q_{k-2}, xh1 = X_{k-1}, xh2 = X_{k-2} (node and unknown
+    histories for the predictor; n each), muh1 = mu_{k-1}, muh2 = mu_{k-2} (multiplier history, m each)."""
+    return n, n, n, n, n, n, m, m
+
+
+@njit(cache=True, inline="always")
+def _carve(work, sizes):
+    """kernels.carve for _work_fields' eight fields, written out. Not kernels.carve itself: its compiled overload,
+    inlined into this kernel (with or without kernels.borrowed), left a scratch array allocated after it reading
+    back freed memory right after a write; these plain slices do not."""
+    o1 = sizes[0]
+    o2 = o1 + sizes[1]
+    o3 = o2 + sizes[2]
+    o4 = o3 + sizes[3]
+    o5 = o4 + sizes[4]
+    o6 = o5 + sizes[5]
+    o7 = o6 + sizes[6]
+    o8 = o7 + sizes[7]
+    return work[:o1], work[o1:o2], work[o2:o3], work[o3:o4], work[o4:o5], work[o5:o6], work[o6:o7], work[o7:o8]
+
+
+class _Consts(NamedTuple):
+    """What every step of a kernel call shares: options, quadrature tables, Jacobian coefficients, sizes."""
+
+    h: float
+    n: int
+    m: int  # constraint rows
+    tol: float
+    max_iter: int
+    x_is_v: bool  # H23: X is the end slope v_{k+1}; H33: the midpoint q_m
+    project: bool
+    interpolant: bool  # the acceleration diagnostic from the step's cubic, not from velocity differences
+    affine: bool  # no cosine terms: constant force, A constant
+    b: np.ndarray  # Gauss weights (2)
+    W: np.ndarray  # curve bases at the Gauss points (2 x N_PAR)
+    D: np.ndarray  # their tau-derivatives (2 x N_PAR)
+    Send: np.ndarray  # their second tau-derivatives at tau = 1 (N_PAR)
+    kin: np.ndarray  # kin[a, u]: the coefficient of M in block (a, u) of A (2 x 2)
+    pot: np.ndarray  # pot[a, u, j]: the coefficient of df/dq(Q_j) in block (a, u) of A (2 x 2 x 2)
+
+
+class _Scratch(NamedTuple):
+    """Scratch arrays, allocated once per kernel call (_scratch)."""
+
+    As: np.ndarray  # the projection's saddle-point matrix (n + m square)
+    bs: np.ndarray  # the Schur system's right-hand side, then p_{k+1} -> qdot_{k+1} (n + m)
+    ydot: np.ndarray  # the start's rate, then the new state (ny)
+    acc: np.ndarray  # the acceleration of the diagnostics, in the state's layout (ny)
+    d: np.ndarray  # diagnostics row
+    phi: np.ndarray  # Phi(q)
+    G0: np.ndarray  # G(q_k)
+    G1: np.ndarray  # G(q_{k+1})
+    gq: np.ndarray  # dG/dt qdot (diagnostics)
+    Q: np.ndarray  # Q_j (2 x n)
+    V: np.ndarray  # V_j (2 x n)
+    F: np.ndarray  # f(Q_j) (2 x n)
+    MV: np.ndarray  # M V_j (2 x n)
+    JF: np.ndarray  # df/dq(Q_j) (2 x n x n)
+    A: np.ndarray  # d(R_0, R_X)/d(Delta_X, Delta_1), LU-factorised
+    piv: np.ndarray
+    Ainv: np.ndarray  # A^-1 (explicit: matrix-vector products are cheaper than 4 + 2 solves per step)
+    Y: np.ndarray  # A^-1 dR/dmu (dR/dmu = [-G(q_k)^T; 0])
+    S: np.ndarray  # Schur complement G(q_{k+1}) Y[n:]
+    col: np.ndarray
+    res: np.ndarray  # -residual (R_0, R_X, Phi / h), then the Newton update (2 n + m)
+    p0: np.ndarray  # p_k = M qdot_k
+    p1: np.ndarray  # p_{k+1} = dL_d/dq_{k+1}
+    v0: np.ndarray  # qdot_k
+    dx: np.ndarray  # Delta_X (H33) or v_{k+1} (H23)
+    d1: np.ndarray  # Delta_1 = (q_{k+1} - q_k) / h
+    mu: np.ndarray  # h lambda_k
+    qd1: np.ndarray  # q_{k+1}
+    MLU: np.ndarray  # M, LU-factorised once: qdot_{k+1} = M^-1 p_{k+1} without 'project'
+    mpiv: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _consts(cd, opts, h):
+    """The call's _Consts from the option array (pack's layout) and the model."""
     b = opts[HEADER : HEADER + 2]
     W = opts[HEADER + 2 : HEADER + 2 + 2 * N_PAR].reshape((2, N_PAR))
     D = opts[HEADER + 2 + 2 * N_PAR : HEADER + 2 + 4 * N_PAR].reshape((2, N_PAR))
-    interpolant = opts[HEADER + 2 + 4 * N_PAR] > 0.5
-    Send = opts[HEADER + 3 + 4 * N_PAR : HEADER + 3 + 5 * N_PAR]
-    w_older = work[0:n]
-    w_old = work[n : 2 * n]
-    qh1 = work[2 * n : 3 * n]
-    qh2 = work[3 * n : 4 * n]
-    xh1 = work[4 * n : 5 * n]
-    xh2 = work[5 * n : 6 * n]
-    muh1 = work[6 * n : 6 * n + m]
-    muh2 = work[6 * n + m : 6 * n + 2 * m]
-
-    # scratch, allocated once per call
-    mm = max(m, 1)
-    sz = n + m
-    As = np.empty((sz, sz))
-    bs = np.empty(sz)
-    ydot = np.empty(ny)
-    acc = np.zeros(ny)
-    d = np.empty(kernels.N_DIAG)
-    phi = np.empty(mm)
-    G0 = np.empty((mm, n))
-    G1 = np.empty((mm, n))
-    Q = np.empty((2, n))
-    V = np.empty((2, n))
-    F = np.empty((2, n))
-    MV = np.empty((2, n))
-    JF = np.empty((2, n, n))
-    n2 = 2 * n
-    N = n2 + m
-    A = np.empty((n2, n2))  # d(R_0, R_X)/d(Delta_X, Delta_1), LU-factorised
-    piv = np.empty(n2, dtype=np.int64)
-    Ainv = np.empty((n2, n2))  # A^-1 (explicit: matrix-vector products are cheaper than 4 + 2 solves per step)
-    Y = np.empty((n2, mm))  # A^-1 dR/dmu (dR/dmu = [-G(q_k)^T; 0])
-    S = np.empty((mm, mm))  # Schur complement G(q_{k+1}) Y[n:]
-    col = np.empty(n2)
-    res = np.empty(N)
-    p0 = np.empty(n)
-    p1 = np.empty(n)
-    v0 = np.empty(n)
-    dx = np.empty(n)
-    d1 = np.empty(n)
-    mu = np.empty(mm)
-    qd1 = np.empty(n)
-    gq = np.empty(mm)
-    # M factorised once: qdot_{k+1} = M^-1 p_{k+1} (without 'project'), the same elimination as lu_solve_inplace
-    MLU = np.empty((n, n))
-    mpiv = np.empty(n, dtype=np.int64)
-    for r in range(n):
-        for c in range(n):
-            MLU[r, c] = M[r, c]
-    if not lu_factor_inplace(MLU, mpiv, n):
-        info[kernels.INFO_TIME] = t_start + k0 * h
-        return 0, kernels.SINGULAR, n_saved
     # Jacobian coefficients of the two equation blocks (rows a = 0, 1) w.r.t. the two unknown blocks (u = 1, 2)
     kin = np.empty((2, 2))
     pot = np.empty((2, 2, 2))
@@ -222,213 +237,367 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             kin[a, u] = b[0] * D[0, a] * D[0, u + 1] + b[1] * D[1, a] * D[1, u + 1]
             for j in range(2):
                 pot[a, u, j] = b[j] * h * h * W[j, a] * W[j, u + 1]
+    return _Consts(h, cd[0].shape[0], coords.constraint_rows(cd), opts[O_TOL], int(opts[O_MAX_ITER]),
+                   opts[O_X_IS_V] > 0.5, opts[O_PROJECT] > 0.5, opts[HEADER + 2 + 4 * N_PAR] > 0.5,
+                   cd[2].shape[0] == 0, b, W, D, opts[HEADER + 3 + 4 * N_PAR : HEADER + 3 + 5 * N_PAR], kin, pot)
 
-    affine = cd[2].shape[0] == 0  # no cosine terms: constant force, A constant
-    t = t_start + k0 * h
+
+@njit(cache=True, inline="always")
+def _scratch(n, m, ny):
+    """A fresh _Scratch for n coordinates, m constraint rows and states of ny entries."""
+    mm = max(m, 1)
+    n2 = 2 * n
+    return _Scratch(np.empty((n + m, n + m)), np.empty(n + m), np.empty(ny), np.zeros(ny), np.empty(kernels.N_DIAG),
+                    np.empty(mm), np.empty((mm, n)), np.empty((mm, n)), np.empty(mm), np.empty((2, n)),
+                    np.empty((2, n)), np.empty((2, n)), np.empty((2, n)), np.empty((2, n, n)), np.empty((n2, n2)),
+                    np.empty(n2, dtype=np.int64), np.empty((n2, n2)), np.empty((n2, mm)), np.empty((mm, mm)),
+                    np.empty(n2), np.empty(n2 + m), np.empty(n), np.empty(n), np.empty(n), np.empty(n),
+                    np.empty(n), np.empty(mm), np.empty(n), np.empty((n, n)), np.empty(n, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _mass_times(M, V, MV):
+    """MV[j] = M V[j] at both Gauss points."""
+    n = M.shape[0]
+    for j in range(2):
+        for r in range(n):
+            s = 0.0
+            for c in range(n):
+                s += M[r, c] * V[j, c]
+            MV[j, r] = s
+
+
+@njit(cache=True, inline="always")
+def _predict(M, y, k, c, s, hist):
+    """p_k = M qdot_k, and the step's first iterate: quadratic extrapolation of the node positions, linear of X and
+    mu (hist = q_{k-1}, q_{k-2}, X_{k-1}, X_{k-2}, mu_{k-1}, mu_{k-2})."""
+    qh1, qh2, xh1, xh2, muh1, muh2 = hist
+    n = c.n
+    h = c.h
+    v0 = s.v0
+    dx = s.dx
+    d1 = s.d1
+    mu = s.mu
+    for r in range(n):
+        v0[r] = y[n + r]
+        acc = 0.0
+        for col in range(n):
+            acc += M[r, col] * y[n + col]
+        s.p0[r] = acc
+    for r in range(n):
+        q = y[r]
+        if k == 0:
+            q1 = q + h * v0[r]
+            xp = q + 0.5 * h * v0[r]
+        elif k == 1:
+            q1 = 2.0 * q - qh1[r]
+            xp = xh1[r] + (q - qh1[r])
+        else:
+            q1 = 3.0 * q - 3.0 * qh1[r] + qh2[r]
+            xp = 2.0 * xh1[r] - xh2[r]
+        d1[r] = (q1 - q) / h
+        if c.x_is_v:
+            dx[r] = v0[r] if k == 0 else (xh1[r] if k == 1 else xp)
+        else:
+            dx[r] = (xp - q) / h
+    for e in range(c.m):
+        if k == 0:
+            mu[e] = 0.0
+        elif k == 1:
+            mu[e] = muh1[e]
+        else:
+            mu[e] = 2.0 * muh1[e] - muh2[e]
+
+
+@njit(cache=True, inline="always")
+def _residual(cd, y, skip_z, c, s):
+    """res = -(R_0, R_X, Phi(q_{k+1}) / h) (seed eq. 4 in position-momentum form, module docstring), and G1 =
+    G(q_{k+1}); returns the residual's max norm. R_0 = p_k + dL_d/dq_k - G(q_k)^T mu, R_X = dL_d/dX (_gradient);
+    with skip_z (a constant force after a Newton update: they are affine, hence zero) they are not evaluated."""
+    n = c.n
+    m = c.m
+    res = s.res
+    if skip_z:
+        for r in range(2 * n):
+            res[r] = 0.0
+    else:
+        _stages(y, s.v0, s.dx, s.d1, c.h, c.W, c.D, s.Q, s.V)
+        _forces(cd, s.Q, s.F)
+        _mass_times(cd[0], s.V, s.MV)
+        _gradient(0, c.b, c.W, c.D, c.h, s.F, s.MV, res, 0)
+        _gradient(1, c.b, c.W, c.D, c.h, s.F, s.MV, res, n)
+        for r in range(n):
+            acc = s.p0[r]
+            for e in range(m):
+                acc -= s.G0[e, r] * s.mu[e]
+            res[r] += acc
+    for r in range(n):
+        s.qd1[r] = y[r] + c.h * s.d1[r]  # q_{k+1}
+    _constraint_jacobian(cd, s.qd1, s.phi, s.G1)
+    for e in range(m):
+        res[2 * n + e] = s.phi[e] / c.h
+    rmax = 0.0
+    for r in range(2 * n + m):
+        rmax = max(rmax, abs(res[r]))
+        res[r] = -res[r]
+    return rmax
+
+
+@njit(cache=True, inline="always")
+def _refresh_jacobian(cd, c, s):
+    """A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (module docstring; constant for linear potentials) at
+    the current Gauss points, LU-factorised and inverted into Ainv; False if singular."""
+    M = cd[0]
+    n = c.n
+    n2 = 2 * n
+    A = s.A
+    JF = s.JF
+    for j in range(2):
+        coords.force_jacobian(cd, s.Q[j], JF[j])
+    for a in range(2):
+        for u in range(2):
+            for r in range(n):
+                for col in range(n):
+                    A[a * n + r, u * n + col] = (c.kin[a, u] * M[r, col] + c.pot[a, u, 0] * JF[0, r, col]
+                                                 + c.pot[a, u, 1] * JF[1, r, col])
+    if not lu_factor_inplace(A, s.piv, n2):
+        return False
+    for j in range(n2):
+        for r in range(n2):
+            s.col[r] = 0.0
+        s.col[j] = 1.0
+        lu_solve_factored(A, s.piv, s.col, n2)
+        for r in range(n2):
+            s.Ainv[r, j] = s.col[r]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _newton_solve(skip_z, stale_y, c, s):
+    """The Newton update into res (which holds -r) by the Schur complement on the multipliers: x = A^-1 (-r_z),
+    S dmu = G1 x_1 + r_phi, dz = x - Y dmu; Y = A^-1 [-G(q_k)^T; 0] afresh if stale_y. False if S is singular."""
+    n = c.n
+    m = c.m
+    n2 = 2 * n
+    res = s.res
+    Y = s.Y
+    G1 = s.G1
+    bs = s.bs
+    if stale_y:
+        for r in range(n2):
+            for e in range(m):
+                acc = 0.0
+                for col in range(n):
+                    acc -= s.Ainv[r, col] * s.G0[e, col]
+                Y[r, e] = acc
+    if not skip_z:
+        for r in range(n2):
+            acc = 0.0
+            for col in range(n2):
+                acc += s.Ainv[r, col] * res[col]
+            s.col[r] = acc
+        for r in range(n2):
+            res[r] = s.col[r]
+    for e in range(m):
+        acc = -res[n2 + e]  # + r_phi (res holds -r)
+        for col in range(n):
+            acc += G1[e, col] * res[n + col]
+        bs[e] = acc
+        for f in range(m):
+            acc_s = 0.0
+            for col in range(n):
+                acc_s += G1[e, col] * Y[n + col, f]
+            s.S[e, f] = acc_s
+    if m > 0 and not lu_solve_inline(s.S, bs, m):
+        return False
+    for e in range(m):
+        res[n2 + e] = bs[e]
+        for r in range(n2):
+            res[r] -= Y[r, e] * bs[e]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _add_update(c, s):
+    """(Delta_X, Delta_1, mu) += res; returns the sizes kernels.newton_next2 takes: the largest update and unknown
+    of the configuration block, then of the multipliers."""
+    n = c.n
+    res = s.res
+    big_d = 0.0
+    big_x = 0.0
+    for r in range(n):
+        s.dx[r] += res[r]
+        s.d1[r] += res[n + r]
+        big_d = max(big_d, abs(res[r]), abs(res[n + r]))
+        big_x = max(big_x, abs(s.dx[r]), abs(s.d1[r]))
+    big_m = 0.0
+    big_mu = 0.0
+    for e in range(c.m):
+        s.mu[e] += res[2 * n + e]
+        big_m = max(big_m, abs(res[2 * n + e]))
+        big_mu = max(big_mu, abs(s.mu[e]))
+    return big_d, big_x, big_m, big_mu
+
+
+@njit(cache=True, inline="always")
+def _newton(cd, y, fresh, c, s):
+    """Newton on (Delta_X, Delta_1, mu) from the predictor, A refreshed when ``fresh`` (kernels.newton_next2).
+    Returns (code, iterations, last residual norm, fresh, False if a linear system was singular)."""
+    code = kernels.CONTINUE
+    rmax = 0.0
+    prev_upd = np.inf
+    stale_y = True  # Y holds the previous step's G(q_k)
+    it = 0
+    while it < c.max_iter:
+        it += 1
+        skip_z = c.affine and it > 1
+        rmax = _residual(cd, y, skip_z, c, s)
+        if fresh:
+            if not _refresh_jacobian(cd, c, s):
+                return code, it, rmax, fresh, False
+            fresh = False
+            stale_y = True
+        if not _newton_solve(skip_z, stale_y, c, s):
+            return code, it, rmax, fresh, False
+        stale_y = False
+        big_d, big_x, big_m, big_mu = _add_update(c, s)
+        code, prev_upd, fresh = kernels.newton_next2(big_d, big_x, big_m, big_mu, prev_upd, it, c.tol, fresh)
+        if code != kernels.CONTINUE:
+            break
+    return code, it, rmax, fresh, True
+
+
+@njit(cache=True, inline="always")
+def _new_state(cd, y, c, s):
+    """The converged step's new state into ydot: q_{k+1} and qdot_{k+1} from p_{k+1} = dL_d/dq_{k+1} (qdot = M^-1 p,
+    or with 'project' the saddle-point solve [[M, G^T], [G, 0]] [qdot; nu] = [p_{k+1}; 0]). A status code."""
+    M = cd[0]
+    n = c.n
+    bs = s.bs
+    _stages(y, s.v0, s.dx, s.d1, c.h, c.W, c.D, s.Q, s.V)
+    _forces(cd, s.Q, s.F)
+    _mass_times(M, s.V, s.MV)
+    _gradient(2, c.b, c.W, c.D, c.h, s.F, s.MV, s.p1, 0)
+    for r in range(n):
+        s.qd1[r] = y[r] + c.h * s.d1[r]
+    for r in range(n):
+        bs[r] = s.p1[r]
+    if c.project:
+        mp = coords.constraint_jacobian(cd, s.qd1, s.phi, s.G1)
+        if not saddle_point_solve(M, s.G1, n, mp, s.As, bs):
+            return kernels.SINGULAR
+    else:
+        lu_solve_factored_inline(s.MLU, s.mpiv, bs, n)
+    for r in range(n):
+        s.ydot[r] = s.qd1[r]
+        s.ydot[n + r] = bs[r]
+    if not kernels.state_ok_inline(s.ydot):
+        return kernels.NONFINITE
+    return kernels.OK
+
+
+@njit(cache=True, inline="always")
+def _shift_histories(y, c, s, hist):
+    """Push q_k, X_k (q_m = q_k + h Delta_X for H33, v_{k+1} for H23) and mu onto the predictor's histories."""
+    qh1, qh2, xh1, xh2, muh1, muh2 = hist
+    for r in range(c.n):
+        qh2[r] = qh1[r]
+        qh1[r] = y[r]
+        xh2[r] = xh1[r]
+        xh1[r] = s.dx[r] if c.x_is_v else y[r] + c.h * s.dx[r]
+    for e in range(c.m):
+        muh2[e] = muh1[e]
+        muh1[e] = s.mu[e]
+
+
+@njit(cache=True, inline="always")
+def _step(cd, y, k, t, fresh, g0_ready, c, s, hist, maxima, info):
+    """One step q_k, qdot_k -> q_{k+1}, qdot_{k+1} in y (G(q_k) in G0 if g0_ready). Returns (status, fresh); a
+    failure leaves y alone and its time (and Newton's residual) in info."""
+    M = cd[0]
+    n = c.n
+    _predict(M, y, k, c, s, hist)
+    if not g0_ready:
+        coords.constraint_jacobian(cd, y[:n], s.phi, s.G0)
+    code, it, rmax, fresh, ok = _newton(cd, y, fresh, c, s)
+    if not ok:
+        info[kernels.INFO_TIME] = t
+        return kernels.SINGULAR, fresh
+    if kernels.newton_failed(code, it, maxima, info, t, rmax):
+        return kernels.NEWTON, fresh
+    status = _new_state(cd, y, c, s)
+    if status != kernels.OK:
+        info[kernels.INFO_TIME] = t + c.h
+        return status, fresh
+    _shift_histories(y, c, s, hist)
+    for r in range(y.shape[0]):
+        y[r] = s.ydot[r]
+    return kernels.OK, fresh
+
+
+@njit(cache=True, inline="always")
+def _record_step(cd, y, k, t, c, s, w_older, w_old, samples, n_saved, maxima, ref, stride, last):
+    """The diagnostics at the new state of step k -> k + 1 (time t) and their record; they leave G(q_{k+1}) in G0
+    for the next step (coords.diagnostics_terms). Returns n_saved."""
+    n = c.n
+    acc = s.acc
+    if c.interpolant:  # the step's cubic: qddot(t_{k+1}) = (Send . (., X, Delta_1, qdot_k)) / h
+        Send = c.Send
+        for r in range(n):
+            acc[n + r] = (Send[3] * s.v0[r] + Send[1] * s.dx[r] + Send[2] * s.d1[r]) / c.h
+    else:
+        coords.difference_acceleration(w_older, w_old, y[n:], c.h, k + 1, acc)
+    for r in range(n):
+        w_older[r] = w_old[r]
+        w_old[r] = y[n + r]
+    _diagnostics_terms(cd, y, acc, s.d, s.phi, s.G0, s.gq)
+    return kernels.record_inline(samples, n_saved, maxima, ref, t, y, s.d, k + 1, stride, last)
+
+
+@njit(cache=True, error_model="numpy")
+def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
+            info):
+    """Hermite DVI kernel (contract in solvers.kernels). opts: see pack; work = [w_older = qdot_{k-1}, w_old =
+    qdot_k (velocity history for the acceleration diagnostic), qh1 = q_{k-1}, qh2 = q_{k-2}, xh1 = X_{k-1},
+    xh2 = X_{k-2} (n each), muh1 = mu_{k-1}, muh2 = mu_{k-2} (m each)] (_work_fields)."""
+    cd = data[1]
+    M = cd[0]
+    # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
+    y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
+    consts = _consts(cd, opts, h)
+    c = kernels.borrowed(consts)
+    n = c.n
+    w_older, w_old, qh1, qh2, xh1, xh2, muh1, muh2 = _carve(work, _work_fields(n, c.m))
+    hist = (qh1, qh2, xh1, xh2, muh1, muh2)
+    # the scratch in the step loop without reference counting; ``own`` and ``consts`` keep it alive to the end
+    # (kernels.borrowed)
+    own = _scratch(n, c.m, y.shape[0])
+    s = kernels.borrowed(own)
+    # M factorised once: qdot_{k+1} = M^-1 p_{k+1} (without 'project'), the same elimination as lu_solve_inplace
+    for r in range(n):
+        for col in range(n):
+            s.MLU[r, col] = M[r, col]
+    if not lu_factor_inplace(s.MLU, s.mpiv, n):
+        info[kernels.INFO_TIME] = t_start + k0 * h
+        return 0, kernels.SINGULAR, n_saved
     if k0 == 0:
-        if not coords.consistent_start(cd, t, y, ydot, As, bs, acc, w_old, w_older):
-            info[kernels.INFO_TIME] = t
+        if not coords.consistent_start(cd, t_start, y, s.ydot, s.As, s.bs, s.acc, w_old, w_older):
+            info[kernels.INFO_TIME] = t_start
             return 0, kernels.SINGULAR, n_saved
-        coords.diagnostics_terms(cd, y, acc, d, phi, G0, gq)
-        n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
+        coords.diagnostics_terms(cd, y, s.acc, s.d, s.phi, s.G0, s.gq)
+        n_saved = kernels.record(samples, n_saved, maxima, ref, t_start, y, s.d, 0, stride, last)
 
     fresh = True
     g0_ready = k0 == 0  # G0 = G(q_k) is left by the diagnostics of the previous step
     for st in range(n_steps):
         k = k0 + st
         t = t_start + k * h
-        for r in range(n):
-            v0[r] = y[n + r]
-            s = 0.0
-            for c in range(n):
-                s += M[r, c] * y[n + c]
-            p0[r] = s
-        if not g0_ready:
-            coords.constraint_jacobian(cd, y[:n], phi, G0)
-        stale_y = True
-        # predictor
-        for r in range(n):
-            q = y[r]
-            if k == 0:
-                q1 = q + h * v0[r]
-                xp = q + 0.5 * h * v0[r]
-            elif k == 1:
-                q1 = 2.0 * q - qh1[r]
-                xp = xh1[r] + (q - qh1[r])
-            else:
-                q1 = 3.0 * q - 3.0 * qh1[r] + qh2[r]
-                xp = 2.0 * xh1[r] - xh2[r]
-            d1[r] = (q1 - q) / h
-            if x_is_v:
-                dx[r] = v0[r] if k == 0 else (xh1[r] if k == 1 else xp)
-            else:
-                dx[r] = (xp - q) / h
-        for e in range(m):
-            if k == 0:
-                mu[e] = 0.0
-            elif k == 1:
-                mu[e] = muh1[e]
-            else:
-                mu[e] = 2.0 * muh1[e] - muh2[e]
-        code = kernels.CONTINUE
-        rmax = 0.0
-        prev_upd = np.inf
-        it = 0
-        while it < max_iter:
-            it += 1
-            # with a constant force, (R_0, R_X) is affine in (Delta_X, Delta_1, mu): zero after a Newton update
-            skip_z = affine and it > 1
-            if skip_z:
-                for r in range(n2):
-                    res[r] = 0.0
-            else:
-                _stages(y, v0, dx, d1, h, W, D, Q, V)
-                _forces(cd, Q, F)
-                for j in range(2):
-                    for r in range(n):
-                        s = 0.0
-                        for c in range(n):
-                            s += M[r, c] * V[j, c]
-                        MV[j, r] = s
-                _gradient(0, b, W, D, h, F, MV, res, 0)
-                _gradient(1, b, W, D, h, F, MV, res, n)
-                for r in range(n):
-                    s = p0[r]
-                    for e in range(m):
-                        s -= G0[e, r] * mu[e]
-                    res[r] += s
-            for r in range(n):
-                qd1[r] = y[r] + h * d1[r]  # q_{k+1}
-            _constraint_jacobian(cd, qd1, phi, G1)
-            for e in range(m):
-                res[2 * n + e] = phi[e] / h
-            rmax = 0.0
-            for r in range(N):
-                rmax = max(rmax, abs(res[r]))
-                res[r] = -res[r]
-            if fresh:
-                # A from the force Jacobian at the Gauss points (constant for linear potentials)
-                for j in range(2):
-                    coords.force_jacobian(cd, Q[j], JF[j])
-                for a in range(2):
-                    for u in range(2):
-                        for r in range(n):
-                            for c in range(n):
-                                A[a * n + r, u * n + c] = (kin[a, u] * M[r, c] + pot[a, u, 0] * JF[0, r, c]
-                                                           + pot[a, u, 1] * JF[1, r, c])
-                if not lu_factor_inplace(A, piv, n2):
-                    info[kernels.INFO_TIME] = t
-                    return st, kernels.SINGULAR, n_saved
-                for c in range(n2):
-                    for r in range(n2):
-                        col[r] = 0.0
-                    col[c] = 1.0
-                    lu_solve_factored(A, piv, col, n2)
-                    for r in range(n2):
-                        Ainv[r, c] = col[r]
-                fresh = False
-                stale_y = True
-            if stale_y:
-                for r in range(n2):
-                    for e in range(m):
-                        s = 0.0
-                        for c in range(n):
-                            s -= Ainv[r, c] * G0[e, c]
-                        Y[r, e] = s
-                stale_y = False
-            # Newton step by the Schur complement: x = A^-1 (-r_z), S dmu = G1 x_1 + r_phi, dz = x - Y dmu
-            if not skip_z:
-                for r in range(n2):
-                    s = 0.0
-                    for c in range(n2):
-                        s += Ainv[r, c] * res[c]
-                    col[r] = s
-                for r in range(n2):
-                    res[r] = col[r]
-            for e in range(m):
-                s = -res[n2 + e]  # + r_phi (res holds -r)
-                for c in range(n):
-                    s += G1[e, c] * res[n + c]
-                bs[e] = s
-                for f in range(m):
-                    acc_s = 0.0
-                    for c in range(n):
-                        acc_s += G1[e, c] * Y[n + c, f]
-                    S[e, f] = acc_s
-            if m > 0 and not lu_solve_inline(S, bs, m):
-                info[kernels.INFO_TIME] = t
-                return st, kernels.SINGULAR, n_saved
-            for e in range(m):
-                res[n2 + e] = bs[e]
-                for r in range(n2):
-                    res[r] -= Y[r, e] * bs[e]
-            big_d = 0.0
-            big_x = 0.0
-            for r in range(n):
-                dx[r] += res[r]
-                d1[r] += res[n + r]
-                big_d = max(big_d, abs(res[r]), abs(res[n + r]))
-                big_x = max(big_x, abs(dx[r]), abs(d1[r]))
-            big_m = 0.0
-            big_mu = 0.0
-            for e in range(m):
-                mu[e] += res[2 * n + e]
-                big_m = max(big_m, abs(res[2 * n + e]))
-                big_mu = max(big_mu, abs(mu[e]))
-            code, prev_upd, fresh = kernels.newton_next2(big_d, big_x, big_m, big_mu, prev_upd, it, tol, fresh)
-            if code != kernels.CONTINUE:
-                break
-        if kernels.newton_failed(code, it, maxima, info, t, rmax):
-            return st, kernels.NEWTON, n_saved
-        # converged: stages once more, p_{k+1} = dL_d/dq_{k+1}, then qdot_{k+1} (optionally projected)
-        _stages(y, v0, dx, d1, h, W, D, Q, V)
-        _forces(cd, Q, F)
-        for j in range(2):
-            for r in range(n):
-                s = 0.0
-                for c in range(n):
-                    s += M[r, c] * V[j, c]
-                MV[j, r] = s
-        _gradient(2, b, W, D, h, F, MV, p1, 0)
-        for r in range(n):
-            qd1[r] = y[r] + h * d1[r]
-        for r in range(n):
-            bs[r] = p1[r]
-        if project:
-            mp = coords.constraint_jacobian(cd, qd1, phi, G1)
-            if not saddle_point_solve(M, G1, n, mp, As, bs):
-                info[kernels.INFO_TIME] = t + h
-                return st, kernels.SINGULAR, n_saved
-        else:
-            lu_solve_factored_inline(MLU, mpiv, bs, n)
-        for r in range(n):
-            ydot[r] = qd1[r]
-            ydot[n + r] = bs[r]
-        if not kernels.state_ok_inline(ydot):
-            info[kernels.INFO_TIME] = t + h
-            return st, kernels.NONFINITE, n_saved
-        # histories for the predictor
-        for r in range(n):
-            qh2[r] = qh1[r]
-            qh1[r] = y[r]
-            xh2[r] = xh1[r]
-            xh1[r] = dx[r] if x_is_v else y[r] + h * dx[r]
-        for e in range(m):
-            muh2[e] = muh1[e]
-            muh1[e] = mu[e]
-        for r in range(ny):
-            y[r] = ydot[r]
-        if interpolant:  # the step's cubic: qddot(t_{k+1}) = (Send . (., X, Delta_1, qdot_k)) / h
-            for r in range(n):
-                acc[n + r] = (Send[3] * v0[r] + Send[1] * dx[r] + Send[2] * d1[r]) / h
-        else:
-            coords.difference_acceleration(w_older, w_old, y[n:], h, k + 1, acc)
-        for r in range(n):
-            w_older[r] = w_old[r]
-            w_old[r] = y[n + r]
-        _diagnostics_terms(cd, y, acc, d, phi, G0, gq)
+        status, fresh = _step(cd, y, k, t, fresh, g0_ready, c, s, hist, maxima, info)
+        if status != kernels.OK:
+            return st, status, n_saved
+        n_saved = _record_step(cd, y, k, t + h, c, s, w_older, w_old, samples, n_saved, maxima, ref, stride, last)
         g0_ready = True
-        n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t + h, y, d, k + 1, stride, last)
+    kernels.keep_alive((own, consts))
     return n_steps, kernels.OK, n_saved
 
 
@@ -446,9 +615,8 @@ def _packer(variant: str):
 
 
 def work_size(model) -> int:
-    """Velocity history (2 n), node and unknown histories (4 n), multiplier history (2 m)."""
-    n = model.data[0].shape[0]
-    return 6 * n + 2 * coords.n_rows(model.data)
+    """Velocity history (2 n), node and unknown histories (4 n), multiplier history (2 m): _work_fields."""
+    return sum(_work_fields.py_func(model.data[0].shape[0], coords.n_rows(model.data)))
 
 
 _OPTIONS = {
