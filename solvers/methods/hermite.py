@@ -128,8 +128,8 @@ def _gradient(a, b, W, D, h, F, MV, out, off):
 @njit(cache=True, inline="always")
 def _forces(cd, Q, F):
     """F[j] = f(Q[j]) for both Gauss points (coords.force without row views: in every Newton iteration)."""
-    f0 = cd[1]
-    ct = cd[2]
+    f0 = cd.f0
+    ct = cd.cos_terms
     for j in range(2):
         for i in range(Q.shape[1]):
             F[j, i] = f0[i]
@@ -150,22 +150,6 @@ def _work_fields(n, m):
     acceleration diagnostic), qh1 = q_{k-1}, qh2 = q_{k-2}, xh1 = X_{k-1}, xh2 = X_{k-2} (node and unknown
     histories for the predictor; n each), muh1 = mu_{k-1}, muh2 = mu_{k-2} (multiplier history, m each)."""
     return n, n, n, n, n, n, m, m
-
-
-@njit(cache=True, inline="always")
-def _carve(work, sizes):
-    """kernels.carve for _work_fields' eight fields, written out. Not kernels.carve itself: its compiled overload,
-    inlined into this kernel (with or without kernels.borrowed), left a scratch array allocated after it reading
-    back freed memory right after a write; these plain slices do not."""
-    o1 = sizes[0]
-    o2 = o1 + sizes[1]
-    o3 = o2 + sizes[2]
-    o4 = o3 + sizes[3]
-    o5 = o4 + sizes[4]
-    o6 = o5 + sizes[5]
-    o7 = o6 + sizes[6]
-    o8 = o7 + sizes[7]
-    return work[:o1], work[o1:o2], work[o2:o3], work[o3:o4], work[o4:o5], work[o5:o6], work[o6:o7], work[o7:o8]
 
 
 class _Consts(NamedTuple):
@@ -237,9 +221,9 @@ def _consts(cd, opts, h):
             kin[a, u] = b[0] * D[0, a] * D[0, u + 1] + b[1] * D[1, a] * D[1, u + 1]
             for j in range(2):
                 pot[a, u, j] = b[j] * h * h * W[j, a] * W[j, u + 1]
-    return _Consts(h, cd[0].shape[0], coords.constraint_rows(cd), opts[O_TOL], int(opts[O_MAX_ITER]),
+    return _Consts(h, cd.mass_matrix.shape[0], coords.constraint_rows(cd), opts[O_TOL], int(opts[O_MAX_ITER]),
                    opts[O_X_IS_V] > 0.5, opts[O_PROJECT] > 0.5, opts[HEADER + 2 + 4 * N_PAR] > 0.5,
-                   cd[2].shape[0] == 0, b, W, D, opts[HEADER + 3 + 4 * N_PAR : HEADER + 3 + 5 * N_PAR], kin, pot)
+                   cd.cos_terms.shape[0] == 0, b, W, D, opts[HEADER + 3 + 4 * N_PAR : HEADER + 3 + 5 * N_PAR], kin, pot)
 
 
 @njit(cache=True, inline="always")
@@ -323,7 +307,7 @@ def _residual(cd, y, skip_z, c, s):
     else:
         _stages(y, s.v0, s.dx, s.d1, c.h, c.W, c.D, s.Q, s.V)
         _forces(cd, s.Q, s.F)
-        _mass_times(cd[0], s.V, s.MV)
+        _mass_times(cd.mass_matrix, s.V, s.MV)
         _gradient(0, c.b, c.W, c.D, c.h, s.F, s.MV, res, 0)
         _gradient(1, c.b, c.W, c.D, c.h, s.F, s.MV, res, n)
         for r in range(n):
@@ -347,7 +331,7 @@ def _residual(cd, y, skip_z, c, s):
 def _refresh_jacobian(cd, c, s):
     """A = sum_j b_j [h^2 W_ja W_ju df/dq(Q_j) + D_ja D_ju M] (module docstring; constant for linear potentials) at
     the current Gauss points, LU-factorised and inverted into Ainv; False if singular."""
-    M = cd[0]
+    M = cd.mass_matrix
     n = c.n
     n2 = 2 * n
     A = s.A
@@ -471,7 +455,7 @@ def _newton(cd, y, fresh, c, s):
 def _new_state(cd, y, c, s):
     """The converged step's new state into ydot: q_{k+1} and qdot_{k+1} from p_{k+1} = dL_d/dq_{k+1} (qdot = M^-1 p,
     or with 'project' the saddle-point solve [[M, G^T], [G, 0]] [qdot; nu] = [p_{k+1}; 0]). A status code."""
-    M = cd[0]
+    M = cd.mass_matrix
     n = c.n
     bs = s.bs
     _stages(y, s.v0, s.dx, s.d1, c.h, c.W, c.D, s.Q, s.V)
@@ -514,7 +498,7 @@ def _shift_histories(y, c, s, hist):
 def _step(cd, y, k, t, fresh, g0_ready, c, s, hist, maxima, info):
     """One step q_k, qdot_k -> q_{k+1}, qdot_{k+1} in y (G(q_k) in G0 if g0_ready). Returns (status, fresh); a
     failure leaves y alone and its time (and Newton's residual) in info."""
-    M = cd[0]
+    M = cd.mass_matrix
     n = c.n
     _predict(M, y, k, c, s, hist)
     if not g0_ready:
@@ -561,13 +545,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     qdot_k (velocity history for the acceleration diagnostic), qh1 = q_{k-1}, qh2 = q_{k-2}, xh1 = X_{k-1},
     xh2 = X_{k-2} (n each), muh1 = mu_{k-1}, muh2 = mu_{k-2} (m each)] (_work_fields)."""
     cd = data[1]
-    M = cd[0]
+    M = cd.mass_matrix
     # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
     y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
     consts = _consts(cd, opts, h)
     c = kernels.borrowed(consts)
     n = c.n
-    w_older, w_old, qh1, qh2, xh1, xh2, muh1, muh2 = _carve(work, _work_fields(n, c.m))
+    w_older, w_old, qh1, qh2, xh1, xh2, muh1, muh2 = kernels.carve(work, _work_fields(n, c.m))
     hist = (qh1, qh2, xh1, xh2, muh1, muh2)
     # the scratch in the step loop without reference counting; ``own`` and ``consts`` keep it alive to the end
     # (kernels.borrowed)
@@ -616,7 +600,7 @@ def _packer(variant: str):
 
 def work_size(model) -> int:
     """Velocity history (2 n), node and unknown histories (4 n), multiplier history (2 m): _work_fields."""
-    return sum(_work_fields.py_func(model.data[0].shape[0], coords.n_rows(model.data)))
+    return sum(_work_fields.py_func(model.data.mass_matrix.shape[0], coords.n_rows(model.data)))
 
 
 _OPTIONS = {
