@@ -304,6 +304,93 @@ def _perturb_velocity(rd, y, h, kappa, vd, vdd):
 
 
 @njit(cache=True, inline="always")
+def _body_terms(rd, geo, i, h, hg, beta_bar, v1, vd1, yn, mu, G1, Ts, r1, JW, Kb, KTs, Arot, atr):
+    """Body i's rows of the residual r_1 = h (M vdot + g) + B^T mu at q_{n+1}, v_{n+1} and its blocks of the
+    iteration matrix's first block A: Arot[i] = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K_t T (K_t:
+    the gravity moment's stiffness for a pinned body, K(mu) = d/dq (B^T mu) otherwise; rotational only) and
+    atr[i] = beta_bar m (module docstring). geo: the model's arrays (kernel-borrowed, read only); the arrays written
+    are arguments of their own, so that they stay the kernel's (numba drops a write into an array unpacked from a
+    tuple in an inlined function when nothing reads it there)."""
+    mass, inertia, grav, jp, pinned, com, y_off, v_off, ninc, incj, incs = geo
+    o = v_off[i]
+    oy = y_off[i]
+    W0 = v1[o]
+    W1 = v1[o + 1]
+    W2 = v1[o + 2]
+    for p in range(3):
+        JW[p] = inertia[i, p, 0] * W0 + inertia[i, p, 1] * W1 + inertia[i, p, 2] * W2
+    gy0 = W1 * JW[2] - W2 * JW[1]
+    gy1 = W2 * JW[0] - W0 * JW[2]
+    gy2 = W0 * JW[1] - W1 * JW[0]
+    gy = (gy0, gy1, gy2)
+    for p in range(3):
+        for q in range(3):
+            Kb[p, q] = 0.0
+    if pinned[i]:  # grad U = -(m rho x R^T g) at q_{n+1}
+        gm = rigid.gravity_moment(rd, yn, i)
+        for p in range(3):
+            r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
+                             + inertia[i, p, 2] * vd1[o + 2] + gy[p] - gm[p])
+        # + h d(grad U)/dq = h (-m hat(rho) hat(u)) = h m ((rho . u) I - u rho^T), u = R^T g
+        u0 = yn[oy] * grav[0] + yn[oy + 3] * grav[1] + yn[oy + 6] * grav[2]
+        u1 = yn[oy + 1] * grav[0] + yn[oy + 4] * grav[1] + yn[oy + 7] * grav[2]
+        u2 = yn[oy + 2] * grav[0] + yn[oy + 5] * grav[1] + yn[oy + 8] * grav[2]
+        ru = com[i, 0] * u0 + com[i, 1] * u1 + com[i, 2] * u2
+        uu = (u0, u1, u2)
+        for p in range(3):
+            for q in range(3):
+                Kb[p, q] += h * mass[i] * ((ru if p == q else 0.0) - uu[p] * com[i, q])
+    else:
+        for p in range(3):
+            r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
+                             + inertia[i, p, 2] * vd1[o + 2] + gy[p])
+            r1[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
+        # K(mu) = d/dq (B^T mu)_rot,i = sum over its joint sides +-hat(a) hat(R^T mu_k)
+        # (joints.constraint_force_derivative: + for side i, - for side j)
+        for mi in range(ninc[i]):
+            k = incj[i, mi]
+            sd = incs[i, mi]
+            sign = 1.0 if sd == 0 else -1.0
+            m0 = mu[3 * k]
+            m1 = mu[3 * k + 1]
+            m2 = mu[3 * k + 2]
+            u0 = yn[oy] * m0 + yn[oy + 3] * m1 + yn[oy + 6] * m2  # u = R^T mu_k
+            u1 = yn[oy + 1] * m0 + yn[oy + 4] * m1 + yn[oy + 7] * m2
+            u2 = yn[oy + 2] * m0 + yn[oy + 5] * m1 + yn[oy + 8] * m2
+            uu = (u0, u1, u2)
+            au = jp[k, sd, 0] * u0 + jp[k, sd, 1] * u1 + jp[k, sd, 2] * u2
+            for p in range(3):  # hat(a) hat(u) = u a^T - (a . u) I
+                for q in range(3):
+                    Kb[p, q] += sign * (uu[p] * jp[k, sd, q] - (au if p == q else 0.0))
+        # + B^T mu
+        c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, mu, 1.0, r1[o], r1[o + 1], r1[o + 2])
+        r1[o] = c0
+        r1[o + 1] = c1
+        r1[o + 2] = c2
+        joints.bt_tr_add(ninc, incj, incs, i, o, mu, 1.0, r1)
+    # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K T
+    for p in range(3):
+        for q in range(3):
+            KTs[i, p, q] = Kb[p, 0] * Ts[i, 0, q] + Kb[p, 1] * Ts[i, 1, q] + Kb[p, 2] * Ts[i, 2, q]
+    for q in range(3):
+        # column q of hat(W) J
+        j0 = inertia[i, 0, q]
+        j1 = inertia[i, 1, q]
+        j2 = inertia[i, 2, q]
+        Arot[i, 0, q] = beta_bar * j0 + hg * (W1 * j2 - W2 * j1) + h * KTs[i, 0, q]
+        Arot[i, 1, q] = beta_bar * j1 + hg * (W2 * j0 - W0 * j2) + h * KTs[i, 1, q]
+        Arot[i, 2, q] = beta_bar * j2 + hg * (W0 * j1 - W1 * j0) + h * KTs[i, 2, q]
+    # - hg hat(J W)
+    Arot[i, 0, 1] += hg * JW[2]
+    Arot[i, 0, 2] -= hg * JW[1]
+    Arot[i, 1, 0] -= hg * JW[2]
+    Arot[i, 1, 2] += hg * JW[0]
+    Arot[i, 2, 0] += hg * JW[1]
+    Arot[i, 2, 1] -= hg * JW[0]
+    atr[i] = beta_bar * mass[i]
+
+
+@njit(cache=True, inline="always")
 def _max_abs(v, lo, hi):
     s = 0.0
     for i in range(lo, hi):
@@ -313,13 +400,73 @@ def _max_abs(v, lo, hi):
     return s
 
 
+@njit(cache=True, inline="always")
+def _work_fields(nv, nm):
+    """The work array's fields (persistent across kernel calls), their sizes in order: vdot_n (nv), a_n (nv),
+    lambda_n (nm = 3K), vdot_{n-1} (nv), lambda_{n-1} (nm), the flag "previous step available" (1)."""
+    return nv, nv, nm, nv, nm, 1
+
+
+@njit(cache=True, inline="always")
+def _scratch(nb, nj, ny, nv, nm, m, n, width, ninc_max):
+    """The step's scratch: vectors vn, dq, a1, v1, vd1, w, bnt (B(q_n)^T nu), mu, nu, yn, acc, d, r1, r2, r3, phi0,
+    dmu, dnu, dx, xr, rhs, JW, then per-body or per-joint blocks Ts, sc (sinc1, cosc2 of |h Dq_Omega_i|,
+    _configure_step), Kb, KTs, Arot, atr, Ainv, G1 (rotational joint blocks of B(q_{n+1})), Gn (... of B(q_n),
+    stab2), Zb (... of Z, stab2), Pm, Qm, Ym, Wx, V, S, piv."""
+    g = max(nj, 1)
+    return (np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.zeros(nv),
+            np.empty(nm), np.zeros(nm), np.empty(ny), np.zeros(ny), np.empty(kernels.N_DIAG), np.empty(nv),
+            np.empty(nm), np.zeros(nm), np.empty(nm), np.empty(nm), np.zeros(nm), np.zeros(n), np.empty(nv),
+            np.empty(max(m, 1)), np.empty(3), np.empty((nb, 3, 3)), np.empty((nb, 2)), np.empty((3, 3)),
+            np.empty((nb, 3, 3)), np.empty((nb, 3, 3)), np.empty(nb), np.empty((nb, 3, 3)), np.zeros((g, 2, 3, 3)),
+            np.zeros((g, 2, 3, 3)), np.zeros((g, 2, 3, 3)), np.empty((ninc_max, 6, 3)), np.empty((ninc_max, 3, 3)),
+            np.empty((ninc_max, 3, 6)), np.empty((3, 3)), np.empty((3, 3)), np.empty((max(m, 1), width)),
+            np.empty(max(m, 1), dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def _add_nu(geo, Gn, dx, nv, nu, bnt):
+    """stab2: nu += its block of dx, bnt = B(q_n)^T nu; returns nu's scaled update (kernels.newton_test)."""
+    _, _, _, _, pinned, _, _, v_off, ninc, incj, incs = geo
+    nm = nu.shape[0]
+    for p in range(nm):
+        nu[p] += dx[nv + nm + p]
+    upd = kernels.scaled_update(_max_abs(dx, nv + nm, nv + 2 * nm), _max_abs(nu, 0, nm))
+    for i in range(pinned.shape[0]):
+        o = v_off[i]
+        c0, c1, c2 = joints.bt_rot(Gn, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
+        bnt[o] = c0
+        bnt[o + 1] = c1
+        bnt[o + 2] = c2
+        if not pinned[i]:
+            for p in range(3):
+                bnt[o + 3 + p] = 0.0
+            joints.bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, bnt)
+    return upd
+
+
+@njit(cache=True, inline="always")
+def _accept(y, yn, vd, vd_old, vd1, an, a1, lam, lam_old, mu, h):
+    """The accepted step: y = q_{n+1}, v_{n+1}; the history vdot, a, lambda moves on one step."""
+    for p in range(y.shape[0]):
+        y[p] = yn[p]
+    for p in range(vd.shape[0]):
+        vd_old[p] = vd[p]
+        vd[p] = vd1[p]
+        an[p] = a1[p]
+    for p in range(lam.shape[0]):
+        lam_old[p] = lam[p]
+        lam[p] = mu[p] / h
+
+
 @njit(cache=True)
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
     """Lie group generalized-alpha kernel (contract in solvers.kernels; formulation in the module docstring).
 
     opts = [alpha_m, alpha_f, gamma, beta, newton_tol, newton_max_iter, stab2 (0/1), perturbed_start (0/1)];
-    work: see work_size.
+    work (_work_fields): vdot_n, a_n (nv each), lambda_n (3K), vdot_{n-1} (nv), lambda_{n-1} (3K), the flag
+    "previous step available".
     """
     if kind != dispatch.RIGID:
         info[kernels.INFO_TIME] = t_start + k0 * h
@@ -349,55 +496,13 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     if stab2 and nm > 0:
         band = 2 * band + 1
     kl, width = joints.schur_storage(m, band)
-    # persistent state in work
-    vd = work[0:nv]
-    an = work[nv : 2 * nv]
-    lam = work[2 * nv : 2 * nv + nm]
-    vd_old = work[2 * nv + nm : 3 * nv + nm]
-    lam_old = work[3 * nv + nm : 3 * nv + 2 * nm]
-    hist = 3 * nv + 2 * nm  # index of the flag "previous step available"
-    # scratch, allocated once per call: O(N) (the dense fallback's matrix only when it is taken)
-    vn = np.empty(nv)
-    dq = np.empty(nv)
-    a1 = np.empty(nv)
-    v1 = np.empty(nv)
-    vd1 = np.empty(nv)
-    w = np.empty(nv)
-    bnt = np.zeros(nv)  # B(q_n)^T nu
-    mu = np.empty(nm)
-    nu = np.zeros(nm)
-    yn = np.empty(ny)
-    acc = np.zeros(ny)
-    d = np.empty(kernels.N_DIAG)
-    Ts = np.empty((nb, 3, 3))
-    sc = np.empty((nb, 2))  # sinc1, cosc2 of |h Dq_Omega_i| (_configure_step)
-    Kb = np.empty((3, 3))
-    KTs = np.empty((nb, 3, 3))
-    Arot = np.empty((nb, 3, 3))
-    atr = np.empty(nb)
-    Ainv = np.empty((nb, 3, 3))
-    G1 = np.zeros((max(nj, 1), 2, 3, 3))  # rotational joint blocks of B(q_{n+1})
-    Gn = np.zeros((max(nj, 1), 2, 3, 3))  # ... of B(q_n) (stab2)
-    Zb = np.zeros((max(nj, 1), 2, 3, 3))  # ... of Z (stab2)
-    ninc_max = incj.shape[1]
-    Pm = np.empty((ninc_max, 6, 3))
-    Qm = np.empty((ninc_max, 3, 3))
-    Ym = np.empty((ninc_max, 3, 6))
-    Wx = np.empty((3, 3))
-    V = np.empty((3, 3))
-    S = np.empty((max(m, 1), width))
-    piv = np.empty(max(m, 1), dtype=np.int64)
-    rhs = np.empty(max(m, 1))
-    xr = np.empty(nv)
-    r1 = np.empty(nv)
-    r2 = np.empty(nm)
-    r3 = np.zeros(nm)
-    phi0 = np.empty(nm)
-    dmu = np.empty(nm)
-    dnu = np.zeros(nm)
-    dx = np.zeros(n)
+    # the model's arrays for the per-body helpers, read only; borrowed: unpacking them costs no reference counting
+    geo = kernels.borrowed((mass, inertia, grav, jp, pinned, com, y_off, v_off, ninc, incj, incs))
+    vd, an, lam, vd_old, lam_old, flag = kernels.carve(work, _work_fields(nv, nm))  # persistent state
+    # scratch, allocated once per call: O(N) (the dense fallback's matrix only when it is taken; _scratch's order)
+    (vn, dq, a1, v1, vd1, w, bnt, mu, nu, yn, acc, d, r1, r2, r3, phi0, dmu, dnu, dx, xr, rhs, JW, Ts, sc, Kb, KTs,
+     Arot, atr, Ainv, G1, Gn, Zb, Pm, Qm, Ym, Wx, V, S, piv) = _scratch(nb, nj, ny, nv, nm, m, n, width, incj.shape[1])
     full = np.empty((0, 0))  # the dense fallback's matrix, allocated when first needed
-    JW = np.empty(3)
 
     if k0 == 0 and n_steps > 0:
         t = t_start
@@ -405,7 +510,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         if not ok:
             info[kernels.INFO_TIME] = t
             return 0, kernels.SINGULAR, n_saved
-        work[hist] = 0.0
+        flag[0] = 0.0
         rigid.set_velocity(rd, acc, vd)
         rigid.diagnostics(rd, y, acc, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
@@ -423,7 +528,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         for p in range(ny):
             yn[p] = y[p]
         # predictor: vdot_{n+1}, lambda_{n+1} extrapolated linearly (constant at the first step), nu = 0
-        ex = 1.0 if work[hist] > 0.5 else 0.0
+        ex = 1.0 if flag[0] > 0.5 else 0.0
         for p in range(nv):
             vd_pred = vd[p] + ex * (vd[p] - vd_old[p])
             a_pred = ((1.0 - alpha_f) * vd_pred + alpha_f * vd[p] - alpha_m * an[p]) / (1.0 - alpha_m)
@@ -448,82 +553,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             _joint_blocks(jb, jp, y_off, yn, G1)
             # residual r_1 = h (M vdot + g) + B^T mu; blocks A (K_t per body: rotational blocks only)
             for i in range(nb):
-                o = v_off[i]
-                oy = y_off[i]
-                W0 = v1[o]
-                W1 = v1[o + 1]
-                W2 = v1[o + 2]
-                for p in range(3):
-                    JW[p] = inertia[i, p, 0] * W0 + inertia[i, p, 1] * W1 + inertia[i, p, 2] * W2
-                gy0 = W1 * JW[2] - W2 * JW[1]
-                gy1 = W2 * JW[0] - W0 * JW[2]
-                gy2 = W0 * JW[1] - W1 * JW[0]
-                gy = (gy0, gy1, gy2)
-                for p in range(3):
-                    for q in range(3):
-                        Kb[p, q] = 0.0
-                if pinned[i]:  # grad U = -(m rho x R^T g) at q_{n+1}
-                    gm = rigid.gravity_moment(rd, yn, i)
-                    for p in range(3):
-                        r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
-                                         + inertia[i, p, 2] * vd1[o + 2] + gy[p] - gm[p])
-                    # + h d(grad U)/dq = h (-m hat(rho) hat(u)) = h m ((rho . u) I - u rho^T), u = R^T g
-                    u0 = yn[oy] * grav[0] + yn[oy + 3] * grav[1] + yn[oy + 6] * grav[2]
-                    u1 = yn[oy + 1] * grav[0] + yn[oy + 4] * grav[1] + yn[oy + 7] * grav[2]
-                    u2 = yn[oy + 2] * grav[0] + yn[oy + 5] * grav[1] + yn[oy + 8] * grav[2]
-                    ru = com[i, 0] * u0 + com[i, 1] * u1 + com[i, 2] * u2
-                    uu = (u0, u1, u2)
-                    for p in range(3):
-                        for q in range(3):
-                            Kb[p, q] += h * mass[i] * ((ru if p == q else 0.0) - uu[p] * com[i, q])
-                else:
-                    for p in range(3):
-                        r1[o + p] = h * (inertia[i, p, 0] * vd1[o] + inertia[i, p, 1] * vd1[o + 1]
-                                         + inertia[i, p, 2] * vd1[o + 2] + gy[p])
-                        r1[o + 3 + p] = h * mass[i] * (vd1[o + 3 + p] - grav[p])
-                    # K(mu) = d/dq (B^T mu)_rot,i = sum over its joint sides +-hat(a) hat(R^T mu_k)
-                    # (joints.constraint_force_derivative: + for side i, - for side j)
-                    for mi in range(ninc[i]):
-                        k = incj[i, mi]
-                        sd = incs[i, mi]
-                        sign = 1.0 if sd == 0 else -1.0
-                        m0 = mu[3 * k]
-                        m1 = mu[3 * k + 1]
-                        m2 = mu[3 * k + 2]
-                        u0 = yn[oy] * m0 + yn[oy + 3] * m1 + yn[oy + 6] * m2  # u = R^T mu_k
-                        u1 = yn[oy + 1] * m0 + yn[oy + 4] * m1 + yn[oy + 7] * m2
-                        u2 = yn[oy + 2] * m0 + yn[oy + 5] * m1 + yn[oy + 8] * m2
-                        uu = (u0, u1, u2)
-                        au = jp[k, sd, 0] * u0 + jp[k, sd, 1] * u1 + jp[k, sd, 2] * u2
-                        for p in range(3):  # hat(a) hat(u) = u a^T - (a . u) I
-                            for q in range(3):
-                                Kb[p, q] += sign * (uu[p] * jp[k, sd, q] - (au if p == q else 0.0))
-                    # + B^T mu
-                    c0, c1, c2 = joints.bt_rot(G1, ninc, incj, incs, i, mu, 1.0, r1[o], r1[o + 1], r1[o + 2])
-                    r1[o] = c0
-                    r1[o + 1] = c1
-                    r1[o + 2] = c2
-                    joints.bt_tr_add(ninc, incj, incs, i, o, mu, 1.0, r1)
-                # A_rot = beta_bar J + (h gamma/beta) (hat(W) J - hat(J W)) + h K T
-                for p in range(3):
-                    for q in range(3):
-                        KTs[i, p, q] = Kb[p, 0] * Ts[i, 0, q] + Kb[p, 1] * Ts[i, 1, q] + Kb[p, 2] * Ts[i, 2, q]
-                for q in range(3):
-                    # column q of hat(W) J
-                    j0 = inertia[i, 0, q]
-                    j1 = inertia[i, 1, q]
-                    j2 = inertia[i, 2, q]
-                    Arot[i, 0, q] = beta_bar * j0 + hg * (W1 * j2 - W2 * j1) + h * KTs[i, 0, q]
-                    Arot[i, 1, q] = beta_bar * j1 + hg * (W2 * j0 - W0 * j2) + h * KTs[i, 1, q]
-                    Arot[i, 2, q] = beta_bar * j2 + hg * (W0 * j1 - W1 * j0) + h * KTs[i, 2, q]
-                # - hg hat(J W)
-                Arot[i, 0, 1] += hg * JW[2]
-                Arot[i, 0, 2] -= hg * JW[1]
-                Arot[i, 1, 0] -= hg * JW[2]
-                Arot[i, 1, 2] += hg * JW[0]
-                Arot[i, 2, 0] += hg * JW[1]
-                Arot[i, 2, 1] -= hg * JW[0]
-                atr[i] = beta_bar * mass[i]
+                _body_terms(rd, geo, i, h, hg, beta_bar, v1, vd1, yn, mu, G1, Ts, r1, JW, Kb, KTs, Arot, atr)
             # r_2 = Phi(q_{n+1}) / h, r_3 = B(q_{n+1}) v_{n+1} (stab2)
             joints.constraint_residual_step(rd, y, w, sc, phi0, r2)
             for p in range(nm):
@@ -549,19 +579,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             upd = max(kernels.scaled_update(_max_abs(dx, 0, nv), _max_abs(dq, 0, nv)),
                       kernels.scaled_update(_max_abs(dx, nv, nv + nm), _max_abs(mu, 0, nm)))
             if stab2:
-                for p in range(nm):
-                    nu[p] += dx[nv + nm + p]
-                upd = max(upd, kernels.scaled_update(_max_abs(dx, nv + nm, n), _max_abs(nu, 0, nm)))
-                for i in range(nb):  # bnt = B(q_n)^T nu
-                    o = v_off[i]
-                    c0, c1, c2 = joints.bt_rot(Gn, ninc, incj, incs, i, nu, 1.0, 0.0, 0.0, 0.0)
-                    bnt[o] = c0
-                    bnt[o + 1] = c1
-                    bnt[o + 2] = c2
-                    if not pinned[i]:
-                        for p in range(3):
-                            bnt[o + 3 + p] = 0.0
-                        joints.bt_tr_add(ninc, incj, incs, i, o, nu, 1.0, bnt)
+                upd = max(upd, _add_nu(geo, Gn, dx, nv, nu, bnt))
             code = kernels.newton_test(upd, prev_upd, it, tol)
             if code != kernels.CONTINUE:
                 break
@@ -575,16 +593,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         if not kernels.state_ok(yn):
             info[kernels.INFO_TIME] = t + h
             return s, kernels.NONFINITE, n_saved
-        for p in range(ny):
-            y[p] = yn[p]
-        for p in range(nv):
-            vd_old[p] = vd[p]
-            vd[p] = vd1[p]
-            an[p] = a1[p]
-        for p in range(nm):
-            lam_old[p] = lam[p]
-            lam[p] = mu[p] / h
-        work[hist] = 1.0
+        _accept(y, yn, vd, vd_old, vd1, an, a1, lam, lam_old, mu, h)
+        flag[0] = 1.0
         t = t_start + (k0 + s + 1) * h
         rigid.set_velocity(rd, acc, vd)
         rigid.diagnostics_inline(rd, y, acc, d)
@@ -602,8 +612,8 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    """[vdot_n, a_n (nv each), lambda_n (3K), vdot_{n-1} (nv), lambda_{n-1} (3K), flag]."""
-    return 3 * rigid.n_velocity(model.data) + 2 * rigid.n_multipliers(model.data) + 1
+    """The work array's length: the sum of _work_fields."""
+    return sum(_work_fields.py_func(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
 
 
 def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -637,7 +647,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
         if code != kernels.OK:
             t_fail = info[kernels.INFO_TIME]
             raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {t_fail:g})")
-        lams[k + 1] = work[2 * nv : 2 * nv + nm]
+        lams[k + 1] = kernels.carve(work, _work_fields.py_func(nv, nm))[2]  # lambda_n
         states[k + 1] = y
     return h * np.arange(n_steps + 1), states, lams
 
