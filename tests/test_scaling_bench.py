@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -41,12 +42,29 @@ def test_markdown_tables(ours: dict) -> None:
 
 
 def test_bench_markdown_compile_only(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m solvers.bench --compile-only --markdown`: only the compile table (timings stubbed here)."""
-    monkeypatch.setattr(bench, "compile_times", lambda: {"cold_warmup_s": 60.0, "cold_process_s": 62.0,
-                                                         "cached_warmup_s": 0.5, "cached_process_s": 2.0})
+    """`python -m solvers.bench --compile-only --markdown`: only the compile tables (timings stubbed here)."""
+    kernels = [{"method": "lgvi", "benchmark": "spatial_double_pendulum", "cpu_s": 161.0, "wall_s": 170.0,
+                "max_rss_mb": 900.0}, {"method": "references", "benchmark": "", "cpu_s": 19.0, "wall_s": 20.0,
+                                       "max_rss_mb": 400.0}]
+    monkeypatch.setattr(bench, "compile_times", lambda per_kernel=False, methods=None: {
+        "cold_warmup_s": 60.0, "cold_cpu_s": 110.0, "cached_warmup_s": 0.5, "cached_cpu_s": 2.0,
+        **({"kernels": kernels} if per_kernel else {})})
     assert bench.main(["--compile-only", "--markdown"]) == 0
     text = capsys.readouterr().out
-    assert "| empty (a fresh clone) | 60.0 | 62.0 |" in text and "us/step" not in text
+    assert "| empty (a fresh clone) | 60.0 | 110.0 |" in text and "us/step" not in text and "alone" not in text
+    assert bench.main(["--compile-only", "--per-kernel", "--markdown"]) == 0
+    text = capsys.readouterr().out
+    assert "| lgvi | spatial_double_pendulum | 161.0 | 170.0 | 900 |" in text and "| references | - | 19.0 |" in text
+    assert "Sum of the kernels' CPU time: 180 s." in text
+
+
+def test_a_child_process_is_timed_by_its_own_cpu_and_memory(tmp_path: Path) -> None:
+    """bench._child: the CPU time and peak memory of that process alone (a 50 MB array is seen), and a failing
+    process raises with its stderr."""
+    run = bench._child([sys.executable, "-c", "b = bytearray(50 * 2**20); sum(range(3 * 10**6))"], str(tmp_path))
+    assert run["cpu_s"] > 0 and run["wall_s"] >= run["cpu_s"] * 0.5 and 50 < run["max_rss_mb"] < 500
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        bench._child([sys.executable, "-c", "1 / 0"], str(tmp_path))
 
 
 def test_svg_plot(ours: dict, tmp_path: Path) -> None:

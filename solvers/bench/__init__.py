@@ -7,12 +7,14 @@
     python -m solvers.bench --scaling     # us/step against N on the N-rod chain, with MuJoCo (solvers.bench.scaling)
     python -m solvers.bench --markdown    # the same, as the Markdown tables pasted in docs/performance.md
     python -m solvers.bench --compile-only --markdown   # only the compile/load times
+    python -m solvers.bench --compile-only --per-kernel   # and each kernel compiled alone
 
 Solver time is the CPU time of the compiled kernels only (Result.cpu_time); each figure is the best of
 ``--repeat`` runs of ``--steps`` steps, fewer (not under 1,000) where a run would take longer than ``--run-seconds``
 (SciPy's Python-level steppers, order-8 compositions): the table gives each pair's step count. Compile time is
-measured in a new process with an empty numba cache directory ("cold"), and load time in a second new process that
-reuses that cache ("cached").
+`python -m solvers warmup --jobs 2` (what ``make test`` runs) in a new process with an empty numba cache directory
+("cold"), and load time in a second new process that reuses that cache ("cached"); ``--per-kernel`` adds each
+kernel compiled alone.
 """
 
 from __future__ import annotations
@@ -32,22 +34,52 @@ from .. import api
 from ..registry import BENCHMARKS, METHODS, applies
 from .measured_on import machine
 
-_WARM = (
-    "import time; t = time.perf_counter(); import solvers; solvers.warmup(False); "
+_KERNEL = (
+    "import time; import solvers.api as a; t = time.perf_counter(); "
+    "a._warm_references() if {method!r} == 'references' else a._warm_pair(({method!r}, {benchmark!r})); "
     "print(time.perf_counter() - t)"
 )
 
 
-def compile_times() -> dict[str, float]:
-    """Wall time of `warmup` (compile or load every kernel) in a fresh process: cold cache, then cached."""
-    out = {}
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for label in ("cold", "cached"):
-            t0 = time.perf_counter()
-            p = subprocess.run([sys.executable, "-c", _WARM], env=env, capture_output=True, text=True, check=True)
-            out[f"{label}_warmup_s"] = float(p.stdout.strip().splitlines()[-1])
-            out[f"{label}_process_s"] = time.perf_counter() - t0
+def _child(argv: list[str], cache: str) -> dict[str, float]:
+    """Run argv in a new process with NUMBA_CACHE_DIR=cache: its wall time, CPU time (user + system, with the
+    processes it waited for) and peak resident memory (os.wait4's figures for that process)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, env=dict(os.environ, NUMBA_CACHE_DIR=cache), stdout=subprocess.DEVNULL,
+                                stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(argv)} failed: {err.read().decode()[-2000:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024}
+
+
+def compile_times(per_kernel: bool = False, methods: list[str] | None = None) -> dict[str, Any]:
+    """What `make test` compiles: `python -m solvers warmup --jobs 2` in a new process with an empty numba cache
+    ("cold": a fresh clone), then again on the filled cache ("cached": every later start). With ``per_kernel``,
+    also each distinct kernel (`api.warm_tasks`, and the references' DOP853) compiled alone, in its own process
+    with its own empty cache, one after another: what each kernel costs, and what a server compiles on the first
+    run of a method when nothing is cached. ``methods`` (ids) keeps only their kernels and skips the warm-up."""
+    out: dict[str, Any] = {}
+    warm = [sys.executable, "-m", "solvers", "warmup", "--jobs", "2"]
+    if methods is None:
+        with tempfile.TemporaryDirectory() as cache:
+            for label in ("cold", "cached"):
+                run = _child(warm, cache)
+                out[f"{label}_warmup_s"] = run["wall_s"]
+                out[f"{label}_cpu_s"] = run["cpu_s"]
+    if per_kernel:
+        kernels = []
+        tasks = [*api.warm_tasks(), ("references", "")]
+        for method, benchmark in [t for t in tasks if methods is None or t[0] in methods]:
+            with tempfile.TemporaryDirectory() as cache:
+                code = _KERNEL.format(method=method, benchmark=benchmark)
+                kernels.append({"method": method, "benchmark": benchmark,
+                                **_child([sys.executable, "-c", code], cache)})
+        out["kernels"] = kernels
     return out
 
 
@@ -117,11 +149,18 @@ def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat
         out += ["", "| seed run | method | h | steps | solver ms | status |", "|---|---|---:|---:|---:|---|"]
         out += [f"| {r['benchmark']} | {r['method']} | {r['h']:g} | {r['steps']:,} | {r['cpu_ms']:.1f} | "
                 f"{r['status']} |" for r in seeds]
-    if comp:
-        out += ["", "`solvers.warmup()` in a fresh process (compile or load every kernel):", "",
-                "| numba cache | warmup s | whole process s |", "|---|---:|---:|",
-                f"| empty (a fresh clone) | {comp['cold_warmup_s']:.1f} | {comp['cold_process_s']:.1f} |",
-                f"| filled (every later start) | {comp['cached_warmup_s']:.2f} | {comp['cached_process_s']:.2f} |"]
+    if "cold_warmup_s" in comp:
+        out += ["", "`python -m solvers warmup --jobs 2` in a new process (what `make test` runs first):", "",
+                "| numba cache | wall s | CPU s (both processes) |", "|---|---:|---:|",
+                f"| empty (a fresh clone) | {comp['cold_warmup_s']:.1f} | {comp['cold_cpu_s']:.1f} |",
+                f"| filled (every later start) | {comp['cached_warmup_s']:.2f} | {comp['cached_cpu_s']:.2f} |"]
+    if comp.get("kernels"):
+        out += ["", "Each distinct kernel compiled alone, in a new process with an empty cache:", "",
+                "| method | benchmark (machinery) | CPU s | wall s | peak RSS MB |", "|---|---|---:|---:|---:|"]
+        out += [f"| {k['method']} | {k['benchmark'] or '-'} | {k['cpu_s']:.1f} | {k['wall_s']:.1f} | "
+                f"{k['max_rss_mb']:.0f} |" for k in comp["kernels"]]
+        total = sum(k["cpu_s"] for k in comp["kernels"])
+        out += ["", f"Sum of the kernels' CPU time: {total:.0f} s."]
     return "\n".join(out)
 
 
@@ -147,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--benchmarks", help="only these benchmarks: ids or patterns, comma-separated")
     p.add_argument("--no-compile", action="store_true", help="skip the compile/load timing")
     p.add_argument("--compile-only", action="store_true", help="only the compile/load timing")
+    p.add_argument("--per-kernel", action="store_true",
+                   help="with the compile timing: also each distinct kernel compiled alone (about 15 CPU minutes)")
     p.add_argument("--markdown", action="store_true",
                    help="print Markdown tables headed by the date, machine and load (docs/performance.md)")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
@@ -185,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = [pair_speed(b, m, steps, args.repeat, args.run_seconds)
                 for m in methods for b in benchmarks if applies(m, b)]
         seeds = [] if args.methods or args.benchmarks else seed_runs(args.repeat)
-    comp = {} if args.no_compile else compile_times()
+    kernel_methods = _chosen([*METHODS, "references"], args.methods) if args.methods else None
+    comp = {} if args.no_compile else compile_times(args.per_kernel, kernel_methods)
     base = None
     if args.baselines:
         from ..result import _plain
@@ -215,11 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     for r in seeds:
         print(f"seed run {r['benchmark']} {r['method']} h = {r['h']:g}, {r['steps']} steps: {r['cpu_ms']:.1f} ms "
               f"{r['status']}")
-    if comp:
-        print(f"kernels, cold cache: warmup {comp['cold_warmup_s']:.2f} s "
-              f"(whole process {comp['cold_process_s']:.2f} s)")
-        print(f"kernels, cached:     warmup {comp['cached_warmup_s']:.2f} s "
-              f"(whole process {comp['cached_process_s']:.2f} s)")
+    if "cold_warmup_s" in comp:
+        print(f"warmup --jobs 2, cold cache: {comp['cold_warmup_s']:.2f} s ({comp['cold_cpu_s']:.1f} CPU s)")
+        print(f"warmup --jobs 2, cached:     {comp['cached_warmup_s']:.2f} s ({comp['cached_cpu_s']:.1f} CPU s)")
+    for k in comp.get("kernels", []):
+        print(f"  {k['method']:20s} {k['benchmark']:26s} {k['cpu_s']:7.1f} CPU s {k['wall_s']:7.1f} s "
+                  f"{k['max_rss_mb']:6.0f} MB")
     if base is not None:
         from . import baselines
 
