@@ -2,12 +2,17 @@
 step of each, the ratio (this / earlier) per pair and its median (docs/performance.md, "The two-rod case").
 
     .venv/bin/python scripts/compare_revisions.py 2ff41c3 --methods rattlie,lgvi,rk4,lie_galpha --pairs 5
+    .venv/bin/python scripts/compare_revisions.py 26654f6 --compile --methods rattlie,spark --pairs 2
 
 The earlier revision is checked out in a temporary git worktree (removed at the end) that uses this checkout's
 virtual environment. Each process times ``solvers.bench.pair_speed`` (kernel CPU time, best of --repeat runs of
 --steps steps at the benchmark's default step; the seed 000 run on the default benchmark) after one untimed run
 that loads or compiles its kernels. Pairs alternate (earlier, this, earlier, ...), so a drift of the machine's
 speed shows in every pair alike: quote the median ratio, not single times.
+
+``--compile`` times the cold compile instead: each distinct kernel of the methods (``api.warm_tasks``: one per
+machinery) in a fresh process with an empty numba cache, its CPU time (``solvers.bench._child``), the two
+revisions alternating kernel by kernel.
 """
 
 from __future__ import annotations
@@ -42,6 +47,36 @@ def _time(checkout: str, args: argparse.Namespace) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _compile_pairs(base: str, args: argparse.Namespace) -> int:
+    """The --compile comparison: CPU seconds of each kernel's cold compile, earlier and this, alternated."""
+    sys.path.insert(0, ROOT)
+    from solvers import api, bench
+
+    methods = args.methods.split(",")
+    tasks = [t for t in api.warm_tasks() if t[0] in methods]
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {t: [] for t in tasks}
+    for k in range(args.pairs):
+        for m, b in tasks:
+            code = bench._KERNEL.format(method=m, benchmark=b)
+            order = (base, ROOT) if k % 2 == 0 else (ROOT, base)
+            cpu = {}
+            for side in order:
+                with tempfile.TemporaryDirectory() as cache:
+                    cpu[side] = bench._child([sys.executable, "-c", code], cache, cwd=side)["cpu_s"]
+            times[(m, b)].append((cpu[base], cpu[ROOT]))
+            print(f"pair {k + 1}: {m} on {b}: {cpu[base]:.1f} -> {cpu[ROOT]:.1f} CPU s", flush=True)
+    print(f"\ncold compile CPU s, {args.pairs} alternated pairs (earlier = {args.revision})")
+    for (m, b), rows in times.items():
+        ratios = [a / e for e, a in rows]
+        print(f"{m:16s} {b:26s} earlier {statistics.median(e for e, _ in rows):.1f} s, this "
+              f"{statistics.median(a for _, a in rows):.1f}; ratio per pair " + " ".join(f"{r:.3f}" for r in ratios)
+              + f"; median {statistics.median(ratios):.3f}")
+    total_e = sum(statistics.median(e for e, _ in rows) for rows in times.values())
+    total_a = sum(statistics.median(a for _, a in rows) for rows in times.values())
+    print(f"sum of medians: earlier {total_e:.1f} s, this {total_a:.1f} s, ratio {total_a / total_e:.3f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("revision", help="the earlier revision (a commit, tag or branch of this repository)")
@@ -50,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=50_000)
     p.add_argument("--repeat", type=int, default=5, help="runs per process; its best is taken")
     p.add_argument("--pairs", type=int, default=5)
+    p.add_argument("--compile", action="store_true", help="time each kernel's cold compile instead (CPU s)")
     args = p.parse_args(argv)
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", base, args.revision], check=True,
                        capture_output=True)
         try:
+            if args.compile:
+                return _compile_pairs(base, args)
             rows = []
             for k in range(args.pairs):
                 before, after = _time(base, args), _time(ROOT, args)

@@ -35,19 +35,19 @@ from ..registry import BENCHMARKS, METHODS, applies
 from .measured_on import machine
 
 _KERNEL = (
-    "import time; import solvers.api as a; t = time.perf_counter(); "
+    "import sys, time; sys.path.insert(0, '.'); import solvers.api as a; t = time.perf_counter(); "
     "a._warm_references() if {method!r} == 'references' else a._warm_pair(({method!r}, {benchmark!r})); "
     "print(time.perf_counter() - t)"
 )
 
 
-def _child(argv: list[str], cache: str) -> dict[str, float]:
-    """Run argv in a new process with NUMBA_CACHE_DIR=cache: its wall time, CPU time (user + system, with the
-    processes it waited for) and peak resident memory (os.wait4's figures for that process)."""
+def _child(argv: list[str], cache: str, cwd: str | None = None) -> dict[str, float]:
+    """Run argv in a new process (in ``cwd``) with NUMBA_CACHE_DIR=cache: its wall time, CPU time (user + system,
+    with the processes it waited for) and peak resident memory (os.wait4's figures for that process)."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, env=dict(os.environ, NUMBA_CACHE_DIR=cache), stdout=subprocess.DEVNULL,
-                                stderr=err)
+                                stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
