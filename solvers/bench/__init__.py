@@ -39,22 +39,29 @@ _KERNEL = (
     "a._warm_references() if {method!r} == 'references' else a._warm_pair(({method!r}, {benchmark!r})); "
     "print(time.perf_counter() - t)"
 )
+# the last line a timed child prints: its own peak resident memory. Linux's VmHWM belongs to the process's memory
+# map, which exec replaces; getrusage's and wait4's ru_maxrss keep the forking parent's size at the fork (a bench
+# or pytest process of several hundred MB) as a floor
+_PEAK = "; print(next(ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM:')))"
 
 
 def _child(argv: list[str], cache: str, cwd: str | None = None) -> dict[str, float]:
-    """Run argv in a new process (in ``cwd``) with NUMBA_CACHE_DIR=cache: its wall time, CPU time (user + system,
-    with the processes it waited for) and peak resident memory (os.wait4's figures for that process)."""
-    with tempfile.TemporaryFile() as err:
+    """Run ``argv`` (a Python ``-c`` command) in a new process (in ``cwd``) with NUMBA_CACHE_DIR=cache: its wall
+    time, CPU time (user + system, with the processes it waited for; os.wait4) and peak resident memory (the
+    process's own VmHWM, which it prints last: ``_PEAK`` is appended to the command)."""
+    argv = [*argv[:-1], argv[-1] + _PEAK]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, env=dict(os.environ, NUMBA_CACHE_DIR=cache), stdout=subprocess.DEVNULL,
-                                stderr=err, cwd=cwd)
+        proc = subprocess.Popen(argv, env=dict(os.environ, NUMBA_CACHE_DIR=cache), stdout=out, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:
             err.seek(0)
             raise RuntimeError(f"{' '.join(argv)} failed: {err.read().decode()[-2000:]}")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024}
+        out.seek(0)
+        peak_kb = float(out.read().decode().split()[-1])
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": peak_kb / 1024}
 
 
 def compile_times(per_kernel: bool = False, methods: list[str] | None = None) -> dict[str, Any]:
@@ -64,7 +71,8 @@ def compile_times(per_kernel: bool = False, methods: list[str] | None = None) ->
     with its own empty cache, one after another: what each kernel costs, and what a server compiles on the first
     run of a method when nothing is cached. ``methods`` (ids) keeps only their kernels and skips the warm-up."""
     out: dict[str, Any] = {}
-    warm = [sys.executable, "-m", "solvers", "warmup", "--jobs", "2"]
+    # what `python -m solvers warmup --jobs 2` runs (solvers.cli)
+    warm = [sys.executable, "-c", "import solvers.api as a; a.warmup(False, jobs=2)"]
     if methods is None:
         with tempfile.TemporaryDirectory() as cache:
             for label in ("cold", "cached"):
@@ -151,7 +159,7 @@ def markdown(rows: list[dict], seeds: list[dict], comp: dict, steps: int, repeat
                 f"{r['status']} |" for r in seeds]
     if "cold_warmup_s" in comp:
         out += ["", "`python -m solvers warmup --jobs 2` in a new process (what `make test` runs first):", "",
-                "| numba cache | wall s | CPU s (both processes) |", "|---|---:|---:|",
+                "| numba cache | wall s | CPU s (all its processes) |", "|---|---:|---:|",
                 f"| empty (a fresh clone) | {comp['cold_warmup_s']:.1f} | {comp['cold_cpu_s']:.1f} |",
                 f"| filled (every later start) | {comp['cached_warmup_s']:.2f} | {comp['cached_cpu_s']:.2f} |"]
     if comp.get("kernels"):
