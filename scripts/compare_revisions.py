@@ -11,7 +11,7 @@ that loads or compiles its kernels. Pairs alternate (earlier, this, earlier, ...
 speed shows in every pair alike: quote the median ratio, not single times.
 
 ``--compile`` times the cold compile instead: each distinct kernel of the methods (``api.warm_tasks``: one per
-machinery) in a fresh process with an empty numba cache, its CPU time (``solvers.bench._child``), the two
+machinery) in a fresh process with an empty numba cache, its CPU time (``solvers.bench.kernel_compile``), the two
 revisions alternating kernel by kernel.
 """
 
@@ -57,12 +57,8 @@ def _compile_pairs(base: str, args: argparse.Namespace) -> int:
     times: dict[tuple[str, str], list[tuple[float, float]]] = {t: [] for t in tasks}
     for k in range(args.pairs):
         for m, b in tasks:
-            code = bench._KERNEL.format(method=m, benchmark=b)
             order = (base, ROOT) if k % 2 == 0 else (ROOT, base)
-            cpu = {}
-            for side in order:
-                with tempfile.TemporaryDirectory() as cache:
-                    cpu[side] = bench._child([sys.executable, "-c", code], cache, cwd=side)["cpu_s"]
+            cpu = {side: bench.kernel_compile(m, b, cwd=side)["cpu_s"] for side in order}
             times[(m, b)].append((cpu[base], cpu[ROOT]))
             print(f"pair {k + 1}: {m} on {b}: {cpu[base]:.1f} -> {cpu[ROOT]:.1f} CPU s", flush=True)
     print(f"\ncold compile CPU s, {args.pairs} alternated pairs (earlier = {args.revision})")

@@ -64,6 +64,13 @@ def _child(argv: list[str], cache: str, cwd: str | None = None) -> dict[str, flo
     return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": peak_kb / 1024}
 
 
+def kernel_compile(method: str, benchmark: str, cwd: str | None = None) -> dict[str, float]:
+    """One kernel's cold compile (``api.warm_tasks``' pair, or ``method == "references"``) in a new process, in
+    ``cwd`` (a checkout; this one by default), with an empty numba cache: :func:`_child`'s figures."""
+    with tempfile.TemporaryDirectory() as cache:
+        return _child([sys.executable, "-c", _KERNEL.format(method=method, benchmark=benchmark)], cache, cwd=cwd)
+
+
 def compile_times(per_kernel: bool = False, methods: list[str] | None = None) -> dict[str, Any]:
     """What `make test` compiles: `python -m solvers warmup --jobs 2` in a new process with an empty numba cache
     ("cold": a fresh clone), then again on the filled cache ("cached": every later start). With ``per_kernel``,
@@ -83,10 +90,7 @@ def compile_times(per_kernel: bool = False, methods: list[str] | None = None) ->
         kernels = []
         tasks = [*api.warm_tasks(), ("references", "")]
         for method, benchmark in [t for t in tasks if methods is None or t[0] in methods]:
-            with tempfile.TemporaryDirectory() as cache:
-                code = _KERNEL.format(method=method, benchmark=benchmark)
-                kernels.append({"method": method, "benchmark": benchmark,
-                                **_child([sys.executable, "-c", code], cache)})
+            kernels.append({"method": method, "benchmark": benchmark, **kernel_compile(method, benchmark)})
         out["kernels"] = kernels
     return out
 
@@ -270,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warmup --jobs 2, cached:     {comp['cached_warmup_s']:.2f} s ({comp['cached_cpu_s']:.1f} CPU s)")
     for k in comp.get("kernels", []):
         print(f"  {k['method']:20s} {k['benchmark']:26s} {k['cpu_s']:7.1f} CPU s {k['wall_s']:7.1f} s "
-                  f"{k['max_rss_mb']:6.0f} MB")
+              f"{k['max_rss_mb']:6.0f} MB")
     if base is not None:
         from . import baselines
 
