@@ -275,6 +275,14 @@ def _carve_compiled(work, sizes):
 state_ok_inline = njit(inline="always")(state_ok.py_func)
 record_inline = njit(inline="always")(record.py_func)
 
+# A step's part that itself calls inlined parts (a Newton loop over residual, Jacobian and update parts) is compiled
+# on its own and inlined by LLVM (``forceinline``), not by numba's IR inliner: numba (0.68) deep-copies an inlined
+# callee's IR block by block, each block with the callee's whole variable scope, so a part that is itself a tree of
+# inlined parts costs its blocks times its variables to inline. Inlined by IR, hermite's step (590 lines with its
+# inlined callees) kept numba's inlining pass busy 37 s of the kernel's 101 s compile, against 4.5 s before the step
+# was split (docs/performance.md, "Compile time"). Leaves stay ``inline="always"`` (tests/test_structure.py).
+part = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 
 # ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
 CONTINUE, CONVERGED, STALLED = 0, 1, 2

@@ -121,3 +121,86 @@ def test_no_method_function_is_over_the_length_limit() -> None:
 def test_the_length_scan_counts_a_function(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("def f():\n" + "    x = 1\n" * 200 + "\n\ndef g():\n    pass\n")
     assert function_lengths(tmp_path, tmp_path) == {"m.py:f": 201, "m.py:g": 2}
+
+
+# numba's IR inliner copies an inlined function's IR block by block, each block with the whole variable scope of the
+# function and of everything inlined into it, so one IR-inlined call costs about the square of the code it brings:
+# hermite's IR-inlined step (590 lines with its inlined callees) kept numba's inlining pass busy 37 s of the kernel's
+# 101 s compile. A part that inlines more than this is a ``kernels.part`` (LLVM inlines it). Today's largest:
+# rattlie's _stage_b, 418.
+MAX_INLINED_LINES = 450
+
+
+def _ir_inlined(obj: object) -> bool:
+    from numba.core.registry import CPUDispatcher
+
+    return isinstance(obj, CPUDispatcher) and obj.targetoptions.get("inline") == "always"
+
+
+def inlined_lines(disp, outer: tuple = ()) -> int:
+    """The source lines an IR-inlined numba function brings into its caller: its own and, recursively, those of every
+    IR-inlined function it calls (once per call site: each is a copy)."""
+    import ast
+    import inspect
+    import textwrap
+
+    func = disp.py_func
+    node = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    lines = node.end_lineno - node.lineno + 1
+    names = {**func.__globals__, **inspect.getclosurevars(func).nonlocals}
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        callee = None
+        if isinstance(call.func, ast.Name):
+            callee = names.get(call.func.id)
+        elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            callee = getattr(names.get(call.func.value.id), call.func.attr, None)
+        if _ir_inlined(callee) and callee not in outer:
+            lines += inlined_lines(callee, (*outer, disp))
+    return lines
+
+
+def test_no_ir_inlined_part_brings_more_than_the_limit() -> None:
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module("solvers.methods")
+    over = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"solvers.methods.{info.name}")
+        for name, obj in vars(module).items():
+            if _ir_inlined(obj) and obj.py_func.__module__ == module.__name__:
+                lines = inlined_lines(obj)
+                if lines > MAX_INLINED_LINES:
+                    over[f"{info.name}.{name}"] = lines
+    assert over == {}, f"make these kernels.part, or split them (limit {MAX_INLINED_LINES} inlined lines)"
+
+
+def test_the_inlined_count_follows_nested_inlined_calls() -> None:
+    from numba import njit
+
+    from solvers import kernels
+
+    @njit(inline="always")
+    def leaf(a):
+        a[0] += 1.0
+        return a[0]
+
+    @njit(inline="always")
+    def middle(a):
+        leaf(a)
+        return leaf(a)
+
+    @kernels.part
+    def compiled_apart(a):
+        return middle(a)
+
+    @njit(inline="always")
+    def top(a):
+        compiled_apart(a)
+        return middle(a)
+
+    assert inlined_lines(leaf) == 3  # from `def` to the last line
+    assert inlined_lines(middle) == 3 + 2 * 3  # two copies of leaf
+    assert inlined_lines(top) == 3 + 9  # compiled_apart is LLVM-inlined: not counted

@@ -423,7 +423,7 @@ def _add_update(c, s):
     return big_d, big_x, big_m, big_mu
 
 
-@njit(cache=True, inline="always")
+@kernels.part
 def _newton(cd, y, fresh, c, s):
     """Newton on (Delta_X, Delta_1, mu) from the predictor, A refreshed when ``fresh`` (kernels.newton_next2).
     Returns (code, iterations, last residual norm, fresh, False if a linear system was singular)."""
@@ -571,7 +571,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         coords.diagnostics_terms(cd, y, s.acc, s.d, s.phi, s.G0, s.gq)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t_start, y, s.d, 0, stride, last)
 
-    fresh = True
+    fresh = k0 >= 0  # True, but typed bool: a literal True would compile _newton a second time
     g0_ready = k0 == 0  # G0 = G(q_k) is left by the diagnostics of the previous step
     for st in range(n_steps):
         k = k0 + st

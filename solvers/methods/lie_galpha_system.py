@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .. import kernels
 from ..linalg import inv3_into, lu_solve_inplace
 from ..models import joints
 
@@ -135,7 +136,7 @@ def _stab2_schur_add(S, kl, rhs, i, o, free, Ainv, Ts, KTs, atr, h, gb, G1, Gn, 
                     S[6 * k + a, base + b - lead * a] += val
 
 
-@njit(cache=True, inline="always")  # at most 30 arguments: a longer call compiles to f(*args), not inlinable
+@kernels.part  # at most 30 arguments: a longer call compiles to f(*args)
 def _schur_solve(rd, kl, stab2, h, gb, Arot, atr, Ts, KTs, G1, Gn, Zb, r1, r2, r3, Ainv, Wx, V, Pm, Qm, Ym, S, piv,
                  rhs, xr, dmu, dnu, dx):
     """Solve J dx = -[r1; r2; r3] (the iteration matrix of the module docstring) through the Schur complement on

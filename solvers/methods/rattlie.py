@@ -263,7 +263,7 @@ def _update_a(rd, sc: _Scratch, G0, mu) -> float:
     return max(kernels.scaled_update(big_d, big_x), kernels.scaled_update(big_m, big_mu))
 
 
-@njit(cache=True, inline="always")
+@kernels.part
 def _stage_a(rd, y, sc: _Scratch, G0, mu, hs: float, kl: int, kl_piv: int, tol: float, max_iter: int) -> tuple:
     """Stage (a) by simplified Newton from the predictor in delta and mu: the Jacobian of the first iterate serves
     the whole step (module docstring). Returns (status, newton code, iterations, residual, kl): status SINGULAR for

@@ -391,7 +391,7 @@ def _update(c, sc):
     return big_d, big_x, big_m, big_mu
 
 
-@njit(cache=True, inline="always")
+@kernels.part
 def _newton(cd, y, h, t, c, sc, maxima, info):
     """Simplified Newton on the step equations from the predictor: the matrix is formed and factorised at the first
     iterate and again whenever an iterate contracts by less than a factor 4 (kernels.newton_next2). Returns OK,
