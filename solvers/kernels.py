@@ -280,8 +280,9 @@ record_inline = njit(inline="always")(record.py_func)
 # callee's IR block by block, each block with the callee's whole variable scope, so a part that is itself a tree of
 # inlined parts costs its blocks times its variables to inline. Inlined by IR, hermite's step (590 lines with its
 # inlined callees) kept numba's inlining pass busy 37 s of the kernel's 101 s compile, against 4.5 s before the step
-# was split (docs/performance.md, "Compile time"). Leaves stay ``inline="always"`` (tests/test_structure.py).
-part = njit(forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# was split (docs/performance.md, "Compile time"). Leaves stay ``inline="always"`` (tests/test_structure.py). With
+# its Python wrapper, so that a test can call a part alone (without one, such a call crashes the interpreter).
+part = njit(forceinline=True)
 
 
 # ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------
