@@ -229,7 +229,12 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
         last = list(lessons.LESSONS)[-1]
         page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
                                f"'Step {SIZES[last]} of {SIZES[last]}'", timeout=30_000)
-        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        try:
+            page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        except Exception as exc:  # what the page said instead of drawing the last lesson's chart
+            said = page.evaluate("() => [document.getElementById('lessons-status')?.innerText, "
+                                 "document.getElementById('lessons-position')?.textContent]")
+            raise AssertionError(f"no try-it chart; status and counter: {said}") from exc
         page.wait_for_timeout(300)
         frames = page.evaluate("() => window.__frames")
         wrong = _wrong_frames(frames)
