@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from ..kernels import part
 from ..linalg import lu_solve_inline
 
 FIXED, PAIR, BODY, ANGLE = 0, 1, 2, 3
@@ -127,7 +128,7 @@ def rhs(data: CoordsData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarr
     q = y[:n]
     qd = y[n:]
     # G into the rows A[n:n+m, :n]; phi and then dG/dt qdot into b[n:n+m] (the later write wins)
-    m = _terms_at(data, q, qd, b, A, b, n)
+    m = _terms_at(data, q, qd, b, A, b, n) if data.constraints.shape[0] > 0 else 0
     force(data, q, b)  # f into b[:n]
     for r in range(n):  # z = M^-1 f, kept in ydot's acceleration half
         s = 0.0
@@ -258,7 +259,7 @@ def _motion(p: tuple, qd: np.ndarray) -> tuple[float, float, float, float]:
     return vx, vy, p[9] * w2, p[10] * w2
 
 
-@njit(cache=True, inline="always")  # in every step of the kernels: no call overhead
+@part
 def _terms_at(data: CoordsData, q: np.ndarray, qd: np.ndarray, phi: np.ndarray, G: np.ndarray, gq: np.ndarray,
               off: int) -> int:
     """constraint_terms into rows off.. of phi, G, gq; phi[o] is written before gq[o] (rhs passes one array)."""
@@ -311,7 +312,7 @@ def constraint_rows(data: CoordsData) -> int:
     return m
 
 
-@njit(cache=True, inline="always")
+@part
 def _constraint_norms(data: CoordsData, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> tuple[float, float, float]:
     """Squared norms |Phi|^2, |G qdot|^2, |G qddot + dG/dt qdot|^2 (diagnostics; no allocation)."""
     pts = data.points
