@@ -280,8 +280,13 @@ record_inline = njit(inline="always")(record.py_func)
 # callee's IR block by block, each block with the callee's whole variable scope, so a part that is itself a tree of
 # inlined parts costs its blocks times its variables to inline. Inlined by IR, hermite's step (590 lines with its
 # inlined callees) kept numba's inlining pass busy 37 s of the kernel's 101 s compile, against 4.5 s before the step
-# was split (docs/performance.md, "Compile time"). Leaves stay ``inline="always"`` (tests/test_structure.py). With
-# its Python wrapper, so that a test can call a part alone (without one, such a call crashes the interpreter).
+# was split (docs/performance.md, "Compile time"). The same holds for the large model functions every kernel of a
+# machinery calls (coords' constraint terms, rigid's diagnostics, joints' Schur factorisation and momentum
+# projection). A part's call increfs and decrefs each array it is passed, which LLVM does not remove: on a step
+# as cheap as the planar pendulum's (0.3 us) a part called per stage costs a third more, so per-stage functions
+# stay ``inline="always"`` and call their parts only where there is work (coords.rhs: only with constraints).
+# Leaves stay ``inline="always"`` (tests/test_structure.py). With its Python wrapper, so that a test can call a
+# part alone (without one, such a call crashes the interpreter).
 part = njit(forceinline=True)
 
 

@@ -128,6 +128,7 @@ def rhs(data: CoordsData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarr
     q = y[:n]
     qd = y[n:]
     # G into the rows A[n:n+m, :n]; phi and then dG/dt qdot into b[n:n+m] (the later write wins)
+    # _terms_at is a kernels.part: a call costs its arrays' reference counts, so none without constraints
     m = _terms_at(data, q, qd, b, A, b, n) if data.constraints.shape[0] > 0 else 0
     force(data, q, b)  # f into b[:n]
     for r in range(n):  # z = M^-1 f, kept in ydot's acceleration half

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from ..kernels import part
 from ..linalg import (
     _lu_factor_inline,
     band_cholesky_factor,
@@ -343,7 +344,7 @@ def schur_storage_spd(nm: int, kl: int) -> tuple[int, int]:
     return schur_storage(nm, kl)
 
 
-@njit(cache=True, inline="always")
+@part
 def schur_factor(S, kl, piv, n) -> bool:
     """Factorise a Schur complement: LU with partial pivoting in the storage of schur_storage (dense or band), or block
     LU without pivoting in the block storage of schur_storage_spd (kl = -2; the kernels that use it for a Newton matrix
@@ -458,7 +459,7 @@ def schur_add(S, kl, rhs, coef, i, o, X, t0, t1, t2, u, uscale, im, Gl, Gr, ninc
                 S[3 * kj + r, uint64(shift + (1 - lead) * r)] += sign * sign_t * im
 
 
-@njit(cache=True, inline="always")
+@part
 def project_momentum(S, kl, piv, nu, G, jinv, mass, pinned, v_off, ninc, incj, incs, V, p, w) -> bool:
     """w with M w + B^T nu = p, B w = 0 (M = blockdiag(J_i, m_i I), B with the joint blocks G at one
     configuration): the Schur complement B M^-1 B^T nu = B M^-1 p in the storage of schur_storage_spd (S, piv;

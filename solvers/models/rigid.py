@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .. import lie
+from ..kernels import part
 from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid.*)
     band_of,
     constraint_force_derivative,
@@ -555,6 +556,6 @@ def orthonormalise(data: RigidData, y: np.ndarray) -> None:
 # their own (they are compiled into the calling kernel).
 potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
 constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
-diagnostics_inline = njit(inline="always")(diagnostics.py_func)
+diagnostics_inline = part(diagnostics.py_func)  # LLVM-inlined: IR-inlined, its 167 lines weighed on every kernel
 constraint_force_derivative_inline = njit(inline="always")(constraint_force_derivative.py_func)
 velocity_constraint_jacobian_inline = njit(inline="always")(velocity_constraint_jacobian.py_func)
