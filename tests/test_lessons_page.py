@@ -233,8 +233,11 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
             page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
         except Exception as exc:  # what the page said instead of drawing the last lesson's chart
             said = page.evaluate("() => [document.getElementById('lessons-status')?.innerText, "
-                                 "document.getElementById('lessons-position')?.textContent]")
-            raise AssertionError(f"no try-it chart; status and counter: {said}") from exc
+                                 "document.getElementById('lessons-position')?.textContent, "
+                                 "document.querySelector('#lessons-body > [data-lesson]')?.dataset.lesson, "
+                                 "document.querySelector('#lessons-body')?.lastElementChild?.innerText?.slice(0, 200), "
+                                 "(window.__frames || []).slice(-1)]")
+            raise AssertionError(f"no try-it chart; status, counter, shown lesson, last step, frame: {said}") from exc
         page.wait_for_timeout(300)
         frames = page.evaluate("() => window.__frames")
         wrong = _wrong_frames(frames)
