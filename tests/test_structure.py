@@ -164,37 +164,31 @@ def inlined_lines(disp, outer: tuple = ()) -> int:
     return lines
 
 
-def test_no_ir_inlined_part_brings_more_than_the_limit() -> None:
+def _brought_over(packages: list[str], modules: list[str], limit: int) -> dict[str, int]:
+    """The IR-inlined functions defined in these modules (and every module of these packages) that bring more than
+    ``limit`` lines (inlined_lines), by name."""
     import importlib
     import pkgutil
 
-    package = importlib.import_module("solvers.methods")
+    for pkg in packages:
+        path = importlib.import_module(pkg).__path__
+        modules = [*modules, *(f"{pkg}.{info.name}" for info in pkgutil.iter_modules(path))]
     over = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"solvers.methods.{info.name}")
-        for name, obj in vars(module).items():
-            if _ir_inlined(obj) and obj.py_func.__module__ == module.__name__:
-                lines = inlined_lines(obj)
-                if lines > MAX_INLINED_LINES:
-                    over[f"{info.name}.{name}"] = lines
+    for name in modules:
+        for attr, obj in vars(importlib.import_module(name)).items():
+            if _ir_inlined(obj) and obj.py_func.__module__ == name and (lines := inlined_lines(obj)) > limit:
+                over[f"{name}.{attr}"] = lines
+    return over
+
+
+def test_no_ir_inlined_part_brings_more_than_the_limit() -> None:
+    over = _brought_over(["solvers.methods"], [], MAX_INLINED_LINES)
     assert over == {}, f"make these kernels.part, or split them (limit {MAX_INLINED_LINES} inlined lines)"
 
 
 def test_no_ir_inlined_model_function_brings_more_than_the_limit() -> None:
-    import importlib
-    import pkgutil
-
-    package = importlib.import_module("solvers.models")
-    modules = ["solvers.kernels", "solvers.lie", "solvers.linalg"]
-    modules += [f"solvers.models.{info.name}" for info in pkgutil.iter_modules(package.__path__)]
-    over = {}
-    for name in modules:
-        module = importlib.import_module(name)
-        for attr, obj in vars(module).items():
-            if _ir_inlined(obj) and obj.py_func.__module__ == name:
-                lines = inlined_lines(obj)
-                if lines > MAX_INLINED_MODEL_LINES:
-                    over[f"{name}.{attr}"] = lines
+    over = _brought_over(["solvers.models"], ["solvers.kernels", "solvers.lie", "solvers.linalg"],
+                         MAX_INLINED_MODEL_LINES)
     assert over == {}, f"make these kernels.part, or split them (limit {MAX_INLINED_MODEL_LINES} inlined lines)"
 
 

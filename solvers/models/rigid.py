@@ -556,6 +556,8 @@ def orthonormalise(data: RigidData, y: np.ndarray) -> None:
 # their own (they are compiled into the calling kernel).
 potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
 constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
-diagnostics_inline = part(diagnostics.py_func)  # LLVM-inlined: IR-inlined, its 167 lines weighed on every kernel
 constraint_force_derivative_inline = njit(inline="always")(constraint_force_derivative.py_func)
 velocity_constraint_jacobian_inline = njit(inline="always")(velocity_constraint_jacobian.py_func)
+# once per step: inlined by LLVM (kernels.part), as numba's IR inliner made its 167 lines weigh on every kernel's
+# compile
+diagnostics_inline = part(diagnostics.py_func)
