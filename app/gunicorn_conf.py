@@ -1,12 +1,14 @@
 """gunicorn settings shared by `make serve`, the browser tests and the Docker image.
 
-Use: ``gunicorn -c app/gunicorn_conf.py --bind HOST:PORT app:server``. ``preload_app`` (``--preload``) imports
-the app once in the master and ``on_starting`` loads every compiled kernel there, so the workers and the
-background jobs they fork start with both in memory (otherwise each job loads the kernels from numba's disk
-cache, about 0.7 s). Nothing else runs before the server listens: compiling the kernels (a fresh clone), the
-cheap-run calibration and the lessons' demos run in a background process (app.warm). gunicorn skips settings
-it does not know, so ``control_socket_disable`` (gunicorn 27's ``--no-control-socket``) is harmless on older
-releases.
+Use: ``gunicorn -c app/gunicorn_conf.py --bind HOST:PORT app:server``. The master listens before anything slow:
+gunicorn's own start is all that precedes "Listening at". Then, in ``when_ready``, the master imports the
+dashboard and loads every compiled kernel (3-4 s quiet, twice that on a busy machine) while a thread answers on
+the same sockets with a start page that reloads itself (app.starting); the thread is joined before the workers
+are forked, so the workers and the background jobs they fork start with the app and the kernels in memory
+(otherwise each job loads the kernels from numba's disk cache, about 0.7 s). That is gunicorn's ``preload_app``
+done after the listen instead of before it. Compiling the kernels (a fresh clone), the cheap-run calibration
+and the lessons' demos run in a background process (app.warm). gunicorn skips settings it does not know, so
+``control_socket_disable`` (gunicorn 27's ``--no-control-socket``) is harmless on older releases.
 
 Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
 worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
@@ -23,7 +25,7 @@ start, with this reason.
 
 import os
 
-preload_app = True
+preload_app = False  # the app is imported in when_ready, after the listen, and inherited by the workers
 workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "4"))
 threads = int(os.environ.get("INTEGRATOR_LAB_THREADS", "1"))
 if threads > 1 and not os.environ.get("REDIS_URL", "").strip():
@@ -39,33 +41,54 @@ keepalive = 5
 control_socket_disable = True
 
 
-def on_starting(server):
-    """Nothing slow before the server listens: load the compiled kernels of this code (about a second) so the
-    workers and the jobs they fork start with them, and leave everything else to a background process at a low
-    priority (app.warm): compiling the kernels on a fresh clone (the page answers at once meanwhile; runs started
-    then compile what they need), and the cheap-run calibration and the lessons' demos when this code version
-    has none stored yet (requests go to background jobs until the calibration is stored: app.background.estimate)."""
+def when_ready(server):
+    """The dashboard and the compiled kernels of this code loaded in the master after it listens, with the start
+    page answering meanwhile, so the workers and the jobs they fork start with both. Everything else goes to a
+    background process (app.warm): compiling the kernels on a fresh clone, the default run's first (runs started
+    then compile what they need), and the cheap-run calibration and the lessons' demos when this code version has
+    none stored yet (requests go to background jobs until the calibration is stored: app.background.estimate)."""
+    import time
+
+    from app import starting
+
+    started = time.monotonic()
+    page = starting.StartPage(lnr.sock for lnr in server.LISTENERS).start()
+    try:
+        # started first, so that its import and (on a fresh clone) the default run's compile overlap the master's
+        # import instead of following it; it decides itself whether to compile or to calibrate (app.warm --auto)
+        pid = _warm_up()
+        import solvers
+
+        if solvers.api.kernels_ready():
+            server.log.info("cheap-run calibration and lessons' demos: computing those not stored yet in the "
+                            "background (app.warm --serve, pid %d)", pid)
+        else:
+            server.log.info("solver kernels not compiled yet: compiling them in the background (app.warm, pid %d)",
+                            pid)
+        from app import main  # noqa: F401  (the Dash app, inherited by the workers)
+
+        server.log.info("dashboard imported in %.2f s", time.monotonic() - started)
+        if solvers.api.kernels_ready():
+            server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+    finally:
+        page.stop()
+    server.log.info("dashboard ready %.2f s after listening (the start page answered %d requests meanwhile)",
+                    time.monotonic() - started, page.answered)
+
+
+def _warm_up() -> int:
+    """Start ``app.warm --auto`` in its own session (stopped with the server: on_exit); its pid."""
     import subprocess
     import sys
 
-    import solvers
-    from app import background
-
-    if not solvers.api.kernels_ready():
-        argv, what = [], "solver kernels not compiled yet: compiling them"
-    else:
-        server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
-        argv, what = ["--serve"], "cheap-run calibration and lessons' demos not stored yet: computing them"
-        if background.calibration()["per_step"] and background.lessons_warm():
-            return
     env = {**os.environ, "INTEGRATOR_LAB_WARM_PARENT": str(os.getpid())}  # app.warm ends with this process
-    proc = subprocess.Popen([sys.executable, "-m", "app.warm", *argv], start_new_session=True,
+    proc = subprocess.Popen([sys.executable, "-m", "app.warm", "--auto"], start_new_session=True,
                             stdin=subprocess.DEVNULL, env=env)
     _warm.append(proc)
-    server.log.info("%s in the background (%s, pid %d)", what, " ".join(["app.warm", *argv]), proc.pid)
+    return proc.pid
 
 
-_warm: list = []  # the background warm-up started by on_starting (the master's own bookkeeping, not app state)
+_warm: list = []  # the background warm-up started by when_ready (the master's own bookkeeping, not app state)
 
 
 def on_exit(server):
@@ -81,8 +104,8 @@ def on_exit(server):
 
 
 def pre_fork(server, worker):
-    """Freeze the master's objects (the preloaded app, numba's and LLVM's) out of the garbage collector before
-    each fork (Python's gc.freeze documentation, for pre-fork servers): a worker's collections then skip them, so
+    """Freeze the master's objects (the app loaded in when_ready, numba's and LLVM's) out of the garbage collector
+    before each fork (Python's gc.freeze documentation, for pre-fork servers): a worker's collections then skip them, so
     they neither copy the shared pages nor take seconds at exit (measured: each worker spent about 5 s in the
     final collection after "Worker exiting", so every stop of the server took 6-7 s)."""
     import gc

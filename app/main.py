@@ -88,7 +88,8 @@ clientside_callback(
 
 # Dash registers its scripts and callbacks on the first request, setting its "done" flag before the work,
 # so a concurrent request in another thread can get a 500 ("not a registered library", plotly/dash#3971).
-# Serve one request now, before any worker thread exists; gunicorn --preload workers inherit the result.
+# Serve one request now, before any worker thread exists; gunicorn's workers, forked after the master imported
+# this module (app/gunicorn_conf.py, when_ready), inherit the result.
 security.harden(app)  # headers, request size, cookies, disclosure (app.security)
 with server.test_client() as _client:
     _client.get("/")

@@ -5,12 +5,13 @@ reference store beside the run cache), measures what a cheap run costs here (app
 process of the server, and computes every lesson's demo (app.background.warm_lessons). ``--lessons``: only the
 lessons' demos;
 ``--serve`` (gunicorn's start when the kernels are compiled): the calibration unless this code version has one
-stored, then the lessons' demos not cached yet.
+stored, then the lessons' demos not cached yet. ``--auto``: ``--serve`` when the kernels of this version of the
+code are compiled, the whole warm-up otherwise.
 
-gunicorn starts it in the background when the kernels of this version of the code are not compiled yet
-(app/gunicorn_conf.py), so the page answers at once on a fresh clone; a first click on Run waits for the warmed
-default run instead of compiling its kernel a second time, and other runs started meanwhile compile the kernel
-they need themselves.
+gunicorn's master starts ``--auto`` in the background as soon as it listens (app/gunicorn_conf.py), so on a fresh
+clone the default run's compile starts while the master still imports the dashboard; a first click on Run waits
+for the warmed default run instead of compiling its kernel a second time, and other runs started meanwhile compile
+the kernel they need themselves.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get(PARENT_ENV, "").isdigit():
         _end_with_parent(int(os.environ[PARENT_ENV]))
     started = time.perf_counter()
+    if "--auto" in argv:
+        argv = ["--serve"] if solvers.api.kernels_ready() else []
     if "--references" in argv:  # the image build, after `python -m solvers warmup`: the stored references only
         keys = background.warm_references()
         print(f"{len(keys)} default runs and their references in {time.perf_counter() - started:.1f} s", flush=True)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seconds from `make serve` (pip already done) to the first 200 and to the first completed default run (one
-# session of scripts/http_load_test.py clicking Run as soon as the page answers).
+# Seconds from `make serve` (pip already done) to the first 200 (the start page, app.starting, or the dashboard),
+# to the dashboard's page, and to the first completed default run (one session of scripts/http_load_test.py
+# clicking Run as soon as the dashboard answers).
 # Usage: scripts/first_start.sh [--warm] [--hog] [PORT]
 #   default: an empty kernel cache (a fresh clone: the kernels compile in the background, app.warm)
 #   --warm:  the kernels compiled already (this clone's numba cache), a new server cache directory (no
@@ -46,12 +47,14 @@ else
 fi
 pids+=($!)
 until curl -sf -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.05; done
+t0b=$(date +%s.%N)
+until curl -sf "http://127.0.0.1:$PORT/" | grep -q _dash-config; do sleep 0.05; done
 t1=$(date +%s.%N)
 "$PY" scripts/http_load_test.py --url "http://127.0.0.1:$PORT" --sessions 1 --timeout 300 >/dev/null
 t2=$(date +%s.%N)
 # the background warm-up runs in its own session (app/gunicorn_conf.py): stopped with the server (on_exit)
 "$PY" -c "print(f'$([ $warm = 1 ] && echo warm || echo cold)$([ $hog = 1 ] && echo ', two CPU hogs'): first 200 \
-{$t1 - $t0:.1f} s after start; first default run completed {$t2 - $t0:.1f} s after start, {$t2 - $t1:.1f} s \
-after the page')"
-grep -E "Listening at|kernels loaded|background|calibration|default run ready" "$INTEGRATOR_LAB_CACHE_DIR/serve.log" \
+{$t0b - $t0:.1f} s after start; the dashboard {$t1 - $t0:.1f} s; first default run completed {$t2 - $t0:.1f} s \
+after start, {$t2 - $t1:.1f} s after the dashboard')"
+grep -E "Listening at|dashboard|kernels loaded|background|calibration|default run ready" "$INTEGRATOR_LAB_CACHE_DIR/serve.log" \
 	| sed 's/^/  log: /' || true

@@ -163,7 +163,7 @@ def _serve(tmp, extra_env: dict[str, str]):
                 pytest.fail(f"gunicorn exited with {proc.returncode}:\n{log_tail()}", pytrace=False)
             try:
                 with urllib.request.urlopen(url, timeout=5) as response:
-                    if response.status == 200:
+                    if response.status == 200 and b"_dash-config" in response.read():  # not the start page
                         break
             except (urllib.error.URLError, OSError):
                 pass

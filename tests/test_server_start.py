@@ -1,11 +1,13 @@
 """The server listens before anything slow, on a busy machine: gunicorn started beside two CPU-bound processes
 with the kernels compiled (a warm start) and no calibration stored yet (a new cache directory), the case where the
-master used to run the cheap-run calibration before it listened (app/gunicorn_conf.py, app.warm --serve).
+master used to run the cheap-run calibration before it listened (app/gunicorn_conf.py, app.warm --serve), and
+before that imported the dashboard (Dash, numba, SciPy: seconds on a busy machine).
 
-The structural guard: the master starts the background warm-up (app.warm --serve) and says "Listening at" before
-that warm-up reports its calibration. The seconds to the first 200 are reported; their target (2 s) is
-measured by scripts/first_start.sh and stated in the README; a bound in seconds here would measure the machine's
-other load, so the guard is the order of the log lines.
+The structural guards: the master says "Listening at" before it imports the dashboard, whatever answers before
+the dashboard is the start page (app.starting), and the background warm-up (app.warm --serve) reports its
+calibration after the listen. The seconds to the first 200 and to the dashboard are reported; their target (2 s)
+is measured by scripts/first_start.sh and stated in the README; a bound in seconds here would measure the
+machine's other load, so the guard is the order of the log lines.
 """
 
 from __future__ import annotations
@@ -41,16 +43,22 @@ def two_cpu_hogs():
             hog.wait()
 
 
-def _first_200(url: str, proc: subprocess.Popen, timeout: float) -> float | None:
+def _first_200(url: str, proc: subprocess.Popen, timeout: float) -> tuple[float | None, float | None]:
+    """(when the start page first answered or None, when the dashboard first answered or None), monotonic;
+    any other 200 fails the test."""
     started = time.monotonic()
+    start_page = None
     while time.monotonic() - started < timeout:
         if proc.poll() is not None:
-            return None
+            return start_page, None
         with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=5) as r:
-            if r.status == 200 and b"_dash-config" in r.read():
-                return time.monotonic()
+            body = r.read()
+            if r.status == 200 and b"_dash-config" in body:
+                return start_page, time.monotonic()
+            assert r.status == 200 and b"Integrator Lab is starting" in body, (r.status, body[:300])
+            start_page = start_page or time.monotonic()
         time.sleep(0.05)
-    return None
+    return start_page, None
 
 
 def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path, two_cpu_hogs,
@@ -67,20 +75,22 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
                                  f"127.0.0.1:{port}", "app:server"], cwd=REPO_ROOT, env=env, stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        answered = _first_200(f"http://127.0.0.1:{port}/", proc, START_TIMEOUT)
+        start_page, answered = _first_200(f"http://127.0.0.1:{port}/", proc, START_TIMEOUT)
         text = log.read_text(errors="replace")
         assert answered is not None, text[-3000:]
-        first = answered - started
+        first = (start_page or answered) - started
         for hog in two_cpu_hogs:  # measured: the rest of the test (the stop) need not starve the suite's other tests
             hog.kill()
         warm = [line for line in text.splitlines() if "(app.warm --serve, pid" in line]
         assert warm, text[-3000:]
         assert "Listening at" in text, text[-3000:]
+        assert text.index("Listening at") < text.index("dashboard imported in"), text[-3000:]
         # the calibration is not on the master's path: logged (by the background process) after "Listening at",
         # if it has finished at all by the time the page answered
         calibrated = text.find("cheap-run calibration in")
         assert calibrated == -1 or calibrated > text.index("Listening at"), text[-3000:]
-        record_property("timing", f"warm start beside two CPU hogs: first 200 after {first:.2f} s")
+        record_property("timing", f"warm start beside two CPU hogs: first 200 after {first:.2f} s, the dashboard "
+                                  f"after {answered - started:.2f} s")
     finally:
         stop_gunicorn(proc)
         for line in log.read_text(errors="replace").splitlines():  # the background warm-up, in its own session
