@@ -74,8 +74,9 @@ def test_the_scanner_finds_a_copy(tmp_path: Path) -> None:
 
 
 # a slot read by a bare number: the rigid data (solvers.models.rigid_data.RigidData's fields), a method's option
-# array (its O_* slots, in the order its pack writes them) and the info array (kernels.INFO_*)
-BARE_SLOT = re.compile(r"\b(rd|opts|info)\[\d+\]")
+# array (its O_* slots, in the order its pack writes them), the info array (kernels.INFO_*) and a method's work
+# array (its fields carved by kernels.carve from the one function that also gives work_size, or named offsets)
+BARE_SLOT = re.compile(r"\b(rd|opts|info)\[\d+\]|\bwork\[\d")
 
 
 def bare_slots(root: Path) -> list[str]:
@@ -89,8 +90,9 @@ def test_kernels_read_their_slots_by_name() -> None:
 
 
 def test_the_slot_scan_finds_a_bare_number(tmp_path: Path) -> None:
-    (tmp_path / "k.py").write_text("def f(rd, opts):\n    m = rd.mass\n    tol = opts[0]\n")
-    assert bare_slots(tmp_path) == ["k.py:3: tol = opts[0]"]
+    (tmp_path / "k.py").write_text("def f(rd, opts, work):\n    m = rd.mass\n    tol = opts[0]\n    R = work[0:9]\n"
+                                   "    (r,) = carve(work, fields())\n")
+    assert bare_slots(tmp_path) == ["k.py:3: tol = opts[0]", "k.py:4: R = work[0:9]"]
 
 
 MAX_FUNCTION_LINES = 150

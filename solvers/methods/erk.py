@@ -42,9 +42,21 @@ def pack(o: dict[str, Any]) -> np.ndarray:
                            pack_tableau(tableau_mod.tableau(o["tableau"]))])
 
 
+@njit(cache=True)
+def _work_fields() -> tuple:
+    """The work array's fields (kernels.carve): the embedded error estimate's largest and last values."""
+    return 1, 1
+
+
+def work_size(model) -> int:
+    """The sum of _work_fields."""
+    return sum(_work_fields.py_func())
+
+
 def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
     """The embedded error estimate's largest and last values (0 without b_hat)."""
-    return {"error_estimate_max": float(work[0]), "error_estimate_last": float(work[1])}
+    est_max, est_last = kernels.carve(work, _work_fields.py_func())
+    return {"error_estimate_max": float(est_max[0]), "error_estimate_last": float(est_last[0])}
 
 
 def _advance(KIND: int):
@@ -53,7 +65,8 @@ def _advance(KIND: int):
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
                 info):
-        """ERK kernel (contract in solvers.kernels); opts layout in HEAD; work = [max, last error estimate]."""
+        """ERK kernel (contract in solvers.kernels); opts layout in HEAD; work: _work_fields."""
+        est_max, est_last = kernels.carve(work, _work_fields())
         ny = y.shape[0]
         ns = int(opts[O_S])
         D = opts[O_D]
@@ -130,8 +143,8 @@ def _advance(KIND: int):
                                 for j in range(ns):
                                     e += (opts[bw0 + j] / D - opts[hat0 + j]) * K[j, i]
                                 est = max(est, abs(h * e))
-                            work[0] = max(work[0], est)
-                            work[1] = est
+                            est_max[0] = max(est_max[0], est)
+                            est_last[0] = est
                         if KIND == RIGID:
                             rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
                         elif KIND == ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(ys, opts[O_THRESHOLD]):
@@ -199,7 +212,7 @@ METHOD = Method(
         ),
     },
     pack=pack,
-    work_size=lambda m: 2,
+    work_size=work_size,
     properties=("explicit", "fixed step", "tableau"),
     report=report,
     order_for=lambda o: order_of(o["tableau"]),

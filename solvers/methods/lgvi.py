@@ -85,7 +85,8 @@ from .base import NEWTON_OPTIONS, Method
 
 BODY = rigid.BODY
 # work layout: [hist, f1 (3N), f2 (3N), dx1 (3N), dx2 (3N), lam1 (3K), lam2 (3K), w_older (6N), w_old (6N),
-#               pending state (18N, DL), pending momentum (6N, DL)]
+#               pending state (18N, DL), pending momentum (6N, DL)]; _offsets gives each field's start
+_HIST = 0  # the steps in the predictor history (0, 1, 2)
 _HEAD = 1
 _KEEP_BELOW = 1e-3  # simplified Newton: the Newton matrix is kept after updates below this (scaled)
 
@@ -143,7 +144,7 @@ def _dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, A) -> None:
 @njit(cache=True, inline="always")
 def _predict(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pinned, v_off):
     """Guess for the next step: linear extrapolation of the last two steps (the last one if only one)."""
-    hist = work[0]
+    hist = work[_HIST]
     c1 = 2.0 if hist >= 2.0 else 1.0
     c2 = c1 - 1.0
     for i in range(nb):
@@ -170,7 +171,7 @@ def _remember(work, o_f1, o_f2, o_x1, o_x2, o_l1, o_l2, nb, nm, scale, z, nu, pi
     for r in range(nm):
         work[o_l2 + r] = work[o_l1 + r]
         work[o_l1 + r] = nu[r] / scale
-    work[0] = min(work[0] + 1.0, 2.0)
+    work[_HIST] = min(work[_HIST] + 1.0, 2.0)
 
 
 @njit(cache=True)
@@ -287,7 +288,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     work[o_x1 + 3 * i + r] = h * w[o + 3 + r] + 0.5 * h * h * acc_l[o + 3 + r]
         for r in range(nm):
             work[o_l1 + r] = lam[r]
-        work[0] = 0.0
+        work[_HIST] = 0.0
 
     # s = -1 (DL only, first call): the step from node 0 with the given p_0, which makes node 1 pending
     first = -1 if (k0 == 0 and not project) else 0

@@ -27,8 +27,9 @@ K = math.sqrt(3.0) / 12.0
 @njit(cache=True)
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
-    """Magnus-4 kernel (contract in solvers.kernels); work[0:9] = R (row-major)."""
-    R = work[0:9].reshape((3, 3))
+    """Magnus-4 kernel (contract in solvers.kernels); work holds R (angular_velocity.rotation_work_fields)."""
+    (r,) = kernels.carve(work, angular_velocity.rotation_work_fields())
+    R = r.reshape((3, 3))
     d = np.empty(kernels.N_DIAG)
     th = np.empty(3)
     E = np.empty((3, 3))

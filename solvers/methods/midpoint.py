@@ -452,7 +452,7 @@ def _advance(KIND: int):
         """Midpoint kernel (contract in solvers.kernels). opts = [variant, newton_tol, newton_max_iter, gimbal_tol,
         s, gamma_1..gamma_s].
 
-        work[0:3] holds the continuous Cardan angles (midpoint_cardan).
+        work holds the continuous Cardan angles (midpoint_cardan; _work_fields).
         """
         variant = int(opts[O_VARIANT])
         tol = opts[O_TOL]
@@ -474,7 +474,7 @@ def _advance(KIND: int):
         dEy = np.empty((3, 3))
         dEz = np.empty((3, 3))
         Jp = np.empty((3, 3))
-        th = work[0:3]
+        (th,) = kernels.carve(work, _work_fields())
         Jm = 1.0
         amp = 0.0
         phi = 0.0
@@ -540,8 +540,15 @@ def _advance(KIND: int):
 ADVANCE = kernels.PerMachinery(_advance)  # one kernel for the four variants
 
 
+@njit(cache=True)
+def _work_fields() -> tuple:
+    """The work array's fields (kernels.carve): the three continuous Cardan angles (midpoint_cardan)."""
+    return (3,)
+
+
 def work_size(model) -> int:
-    """Three continuous Cardan angles; also checks that the model is one the midpoint forms are written for."""
+    """Three continuous Cardan angles (_work_fields); also checks that the model is one the midpoint forms are
+    written for."""
     if model.machinery == "rigid":
         mass, grav, jb, pinned = model.data.mass, model.data.gravity, model.data.joint_bodies, model.data.pinned
         if mass.shape[0] != 1 or jb.shape[0] != 0 or not pinned[0] or grav[0] != 0.0 or grav[1] != 0.0:
@@ -559,7 +566,7 @@ def work_size(model) -> int:
             )
     else:
         raise ValueError(f"the midpoint forms do not apply to the {model.machinery!r} machinery")
-    return 3
+    return sum(_work_fields.py_func())
 
 
 def _pack(variant: int):

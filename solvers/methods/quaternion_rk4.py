@@ -29,10 +29,16 @@ def _qdot(w, q, out):
 
 
 @njit(cache=True)
+def _work_fields() -> tuple:
+    """The work array's fields (kernels.carve): the unit quaternion q, kept between calls of the kernel."""
+    return (4,)
+
+
+@njit(cache=True)
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
-    """Quaternion RK4 kernel (contract in solvers.kernels); work[0:4] = q."""
-    q = work[0:4]
+    """Quaternion RK4 kernel (contract in solvers.kernels); work holds q (_work_fields)."""
+    (q,) = kernels.carve(work, _work_fields())
     d = np.empty(kernels.N_DIAG)
     k1 = np.empty(4)
     k2 = np.empty(4)
@@ -77,8 +83,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
 
 
 def work_size(model: Model) -> int:
-    """The quaternion."""
-    return 4
+    """The quaternion: the sum of _work_fields."""
+    return sum(_work_fields.py_func())
 
 
 METHOD = Method(

@@ -57,8 +57,10 @@ def dexpinv(u: np.ndarray, v: np.ndarray, q: int) -> np.ndarray:
 @njit(cache=True)
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
-    """RKMK kernel (contract in solvers.kernels); work[0:9] = R (row-major); opts layout in HEAD."""
-    R = work[0:9].reshape((3, 3))
+    """RKMK kernel (contract in solvers.kernels); work holds R (angular_velocity.rotation_work_fields); opts
+    layout in HEAD."""
+    (r,) = kernels.carve(work, angular_velocity.rotation_work_fields())
+    R = r.reshape((3, 3))
     d = np.empty(kernels.N_DIAG)
     q = int(opts[O_TRUNCATION])
     ns = int(opts[O_S])

@@ -42,13 +42,18 @@ B1, B3, B4, B5, B6 = 35 / 384, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84
 E1, E3, E4, E5, E6, E7 = 71 / 57600, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40
 POW = 1.0 / 5.0
 
-# work layout: [next step proposal, smallest accepted step, switch times stored, switch times...]
 SWITCH_TIMES_CAP = 1000
-_W_H, _W_HMIN, _W_NT, _W_T0 = 0, 1, 2, 3
 
 
 # the option array's slots, in the order pack writes them
 O_SWITCH, O_THRESHOLD, O_RTOL, O_ATOL, O_CAP = range(5)
+
+
+@njit(cache=True)
+def _work_fields() -> tuple:
+    """The work array's fields (kernels.carve), kept between calls of the kernel: the next step's proposal (0:
+    none yet), the smallest accepted step, the count of stored switch times, the switch times."""
+    return 1, 1, 1, SWITCH_TIMES_CAP
 
 
 @njit(cache=True)
@@ -84,6 +89,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     rtol = opts[O_RTOL]
     thr = opts[O_ATOL] / opts[O_RTOL]
     cap = int(opts[O_CAP])
+    h_next, h_min, n_times, times = kernels.carve(work, _work_fields())
     t = t_start + k0 * h
     if not angular_velocity.rhs(data[2], t, y, k1, A, b):
         info[kernels.INFO_TIME] = t
@@ -91,7 +97,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     if k0 == 0:
         angular_velocity.diagnostics(data[2], t, y, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, 0, stride, last)
-    hnext = work[_W_H]
+    hnext = h_next[0]
     if hnext <= 0.0:  # ode45's initial step
         r = 0.0
         for i in range(ny):
@@ -100,7 +106,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         hnext = h
         if hnext * r > 1.0:
             hnext = 1.0 / r
-        work[_W_HMIN] = np.inf
+        h_min[0] = np.inf
     for s in range(n_steps):
         t_target = t_start + (k0 + s + 1) * h
         attempts = 0
@@ -117,7 +123,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                     info[kernels.INFO_TIME] = t
                     info[kernels.INFO_STEP] = hs
                     info[kernels.INFO_CAP] = cap
-                    work[_W_H] = hs
+                    h_next[0] = hs
                     return s, kernels.STEPSIZE, n_saved
                 ok = _stage(data[2], t + C2 * hs, y, hs, k1, k1, k1, k1, k1, k1, A21, 0.0, 0.0, 0.0, 0.0, 0.0,
                             ys, k2, A, b)
@@ -146,7 +152,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 if hs <= hmin:
                     info[kernels.INFO_TIME] = t
                     info[kernels.INFO_STEP] = hs
-                    work[_W_H] = hs
+                    h_next[0] = hs
                     return s, kernels.STEPSIZE, n_saved
                 if first_failure:
                     first_failure = False
@@ -159,8 +165,8 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             if not kernels.state_ok(yn):
                 info[kernels.INFO_TIME] = t + hs
                 return s, kernels.NONFINITE, n_saved
-            if hs < work[_W_HMIN]:
-                work[_W_HMIN] = hs
+            if hs < h_min[0]:
+                h_min[0] = hs
             if first_failure:
                 temp = 1.25 * (err / rtol) ** POW
                 hnext = hs / temp if temp > 0.2 else 5.0 * hs
@@ -176,14 +182,14 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
                 k1[i] = k7[i]
             if use_switch and angular_velocity.switch(y, threshold):
                 info[kernels.INFO_SWITCHES] += 1.0
-                nt = int(work[_W_NT])
+                nt = int(n_times[0])
                 if nt < SWITCH_TIMES_CAP:
-                    work[_W_T0 + nt] = t
-                    work[_W_NT] = nt + 1
+                    times[nt] = t
+                    n_times[0] = nt + 1
                 if not angular_velocity.rhs(data[2], t, y, k1, A, b):
                     info[kernels.INFO_TIME] = t
                     return s, kernels.DOMAIN, n_saved
-        work[_W_H] = hnext
+        h_next[0] = hnext
         angular_velocity.diagnostics(data[2], t, y, d)
         n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
     return n_steps, kernels.OK, n_saved
@@ -196,19 +202,20 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model: Model) -> int:
-    """Step-size memory and the stored switch times."""
-    return _W_T0 + SWITCH_TIMES_CAP
+    """Step-size memory and the stored switch times: the sum of _work_fields."""
+    return sum(_work_fields.py_func())
 
 
 def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
     """Internal step counts, the smallest accepted step, the switch count and times (summary entries)."""
-    nt = int(work[_W_NT])
+    _h_next, h_min, n_times, times = kernels.carve(work, _work_fields.py_func())
+    nt = int(n_times[0])
     return {
         "internal_steps": int(info[kernels.INFO_ACCEPTED]),
         "rejected_steps": int(info[kernels.INFO_REJECTED]),
-        "min_internal_step": float(work[_W_HMIN]) if np.isfinite(work[_W_HMIN]) else float("nan"),
+        "min_internal_step": float(h_min[0]) if np.isfinite(h_min[0]) else float("nan"),
         "switches": int(info[kernels.INFO_SWITCHES]),
-        "switch_times": [float(x) for x in work[_W_T0 : _W_T0 + nt]],
+        "switch_times": [float(x) for x in times[:nt]],
     }
 
 

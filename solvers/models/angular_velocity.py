@@ -118,9 +118,16 @@ def rotate_left(u: np.ndarray, R: np.ndarray, E: np.ndarray) -> bool:
     return True
 
 
+@njit(cache=True)
+def rotation_work_fields() -> tuple:
+    """The work array's fields (kernels.carve) of the methods that advance the rotation matrix itself: R (9,
+    row-major)."""
+    return (9,)
+
+
 def rotation_work_size(model: Model) -> int:
-    """Work of the methods that advance the rotation matrix itself: R (9, row-major)."""
-    return 9
+    """Work of the methods that advance the rotation matrix itself: the sum of rotation_work_fields."""
+    return sum(rotation_work_fields.py_func())
 
 
 def singularity_note(y: np.ndarray) -> str:
