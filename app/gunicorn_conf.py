@@ -59,7 +59,8 @@ def when_ready(server):
         pid = _warm_up()
         import solvers
 
-        if solvers.api.kernels_ready():
+        compiled = solvers.api.kernels_ready()  # app.warm --auto makes the same test for itself
+        if compiled:
             server.log.info("cheap-run calibration and lessons' demos: computing those not stored yet in the "
                             "background (app.warm --serve, pid %d)", pid)
         else:
@@ -68,7 +69,7 @@ def when_ready(server):
         from app import main  # noqa: F401  (the Dash app, inherited by the workers)
 
         server.log.info("dashboard imported in %.2f s", time.monotonic() - started)
-        if solvers.api.kernels_ready():
+        if compiled:
             server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
     finally:
         page.stop()
@@ -105,8 +106,8 @@ def on_exit(server):
 
 def pre_fork(server, worker):
     """Freeze the master's objects (the app loaded in when_ready, numba's and LLVM's) out of the garbage collector
-    before each fork (Python's gc.freeze documentation, for pre-fork servers): a worker's collections then skip them, so
-    they neither copy the shared pages nor take seconds at exit (measured: each worker spent about 5 s in the
+    before each fork (Python's gc.freeze documentation, for pre-fork servers): a worker's collections then skip
+    them, so they neither copy the shared pages nor take seconds at exit (measured: each worker spent about 5 s in the
     final collection after "Worker exiting", so every stop of the server took 6-7 s)."""
     import gc
 
