@@ -227,7 +227,8 @@ def _graph(id_: str, height: int = 340) -> dcc.Graph:
 
 
 def summary_table(rows: list[dict[str, str]]) -> list:
-    """Children of ``run-summary-table``: header and one row per run (message as a second line when present)."""
+    """Children of ``run-summary-table``: header and one row per run (message and note as further lines when
+    present)."""
     head = html.Thead(html.Tr([html.Th(label) for _, label in SUMMARY_COLUMNS]))
     body = []
     for row in rows:
@@ -245,6 +246,8 @@ def summary_table(rows: list[dict[str, str]]) -> list:
         body.append(html.Tr(cells))
         if row.get("message"):
             body.append(html.Tr(html.Td(row["message"], colSpan=len(SUMMARY_COLUMNS), className="run-message")))
+        if row.get("note"):
+            body.append(html.Tr(html.Td(row["note"], colSpan=len(SUMMARY_COLUMNS), className="run-note muted")))
     if not rows:
         body.append(html.Tr(html.Td("No run yet.", colSpan=len(SUMMARY_COLUMNS), className="muted")))
     return [head, html.Tbody(body)]

@@ -482,14 +482,21 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+# a run made with the kernels interpreted (solvers/jit.py): a fresh server's first default run (app/warm.py)
+INTERPRETED_NOTE = ("Computed with the kernels interpreted while they compiled: the compiled kernel's numbers bit for "
+                    "bit, an interpreter's CPU time.")
+
+
 def summary_rows(results: Sequence[dict]) -> list[dict[str, str]]:
     """One row per run: the summary over every step, formatted; ``message`` (with the run's plausibility
-    warnings, solvers.result.physics_warnings) and ``color`` added."""
+    warnings, solvers.result.physics_warnings), ``note`` (INTERPRETED_NOTE for a run made uncompiled, else empty)
+    and ``color`` added."""
     rows = []
     for i, r in enumerate(results):
         s = r.get("summary") or {}
         notes = [r.get("message") or ""] + [f"Warning: {w}." for w in r.get("warnings") or []]
         row = {"run": run_label(r), "status": r.get("status", "?"), "message": " ".join(n for n in notes if n),
+               "note": INTERPRETED_NOTE if (r.get("provenance") or {}).get("compiled") is False else "",
                "color": run_color(i)}
         for key, _ in SUMMARY_COLUMNS[2:]:
             row[key] = _fmt(s.get(key))

@@ -65,6 +65,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from .jit import COMPILED, python_function
+
 # status codes returned by kernels
 OK = 0
 NONFINITE = 1  # state became non-finite or exploded -> "diverged"
@@ -238,6 +240,15 @@ def borrowed(typingctx, obj):
     return None
 
 
+def _interpreted_borrowed(obj: Any) -> Any:
+    """borrowed for interpreted kernels (solvers/jit.py): the object itself, there is no reference count to spare."""
+    return obj
+
+
+if not COMPILED:
+    borrowed = _interpreted_borrowed  # type: ignore[assignment]
+
+
 @njit(cache=True)
 def keep_alive(owners) -> None:
     """A use of ``owners`` (the arrays behind kernels.borrowed views) at the end of a kernel, so that numba does not
@@ -272,8 +283,8 @@ def _carve_compiled(work, sizes):
 
 # state_ok and record inlined into a step loop (a compiled call with array arguments costs an atomic reference-count
 # increment and decrement per array every step)
-state_ok_inline = njit(inline="always")(state_ok.py_func)
-record_inline = njit(inline="always")(record.py_func)
+state_ok_inline = njit(inline="always")(python_function(state_ok))
+record_inline = njit(inline="always")(python_function(record))
 
 # A step's part that itself calls inlined parts (a Newton loop over residual, Jacobian and update parts) is compiled
 # on its own and inlined by LLVM (``forceinline``), not by numba's IR inliner: numba (0.68) deep-copies an inlined

@@ -32,6 +32,8 @@ import math
 import numba
 import numpy as np
 
+from .jit import python_function
+
 __all__ = [
     "C3_SERIES_BELOW",
     "COSC2_D_SERIES_BELOW",
@@ -593,13 +595,13 @@ def tangent_into(w, out):
 
 # numba-IR inlined forms for the hot loops of implicit kernels: a compiled call with array arguments copies the
 # array structs and increments/decrements their reference counts (atomic), which costs more than these bodies.
-poly_into_inline = numba.njit(inline="always")(_poly_into.py_func)
+poly_into_inline = numba.njit(inline="always")(python_function(_poly_into))
 # the scalar coefficients inlined into step loops: an opaque call in a loop keeps LLVM from hoisting the loop's
 # invariant loads, and whether a cached callee gets inlined at all depends on the cache's state (docs/performance.md)
-sinc1_inline = numba.njit(inline="always")(sinc1.py_func)
-cosc2_inline = numba.njit(inline="always")(cosc2.py_func)
-sinc3_inline = numba.njit(inline="always")(sinc3.py_func)
-c_coef_inline = numba.njit(inline="always")(c_coef.py_func)
-c3_coef_inline = numba.njit(inline="always")(c3_coef.py_func)
-horner_inline = numba.njit(inline="always")(_horner.py_func)  # lgvi_map's series
-d_poly_into_inline = numba.njit(inline="always")(_d_poly_into.py_func)
+sinc1_inline = numba.njit(inline="always")(python_function(sinc1))
+cosc2_inline = numba.njit(inline="always")(python_function(cosc2))
+sinc3_inline = numba.njit(inline="always")(python_function(sinc3))
+c_coef_inline = numba.njit(inline="always")(python_function(c_coef))
+c3_coef_inline = numba.njit(inline="always")(python_function(c3_coef))
+horner_inline = numba.njit(inline="always")(python_function(_horner))  # lgvi_map's series
+d_poly_into_inline = numba.njit(inline="always")(python_function(_d_poly_into))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from .jit import python_function
+
 # A computed column index as unsigned: numba then skips the negative-index wrap-around test in the band loops
 # (a quarter of a small banded LU's time)
 _u = uint64
@@ -144,7 +146,7 @@ def lu_solve_inplace(A: np.ndarray, b: np.ndarray, n: int) -> bool:
 
 
 # numba-IR inlined forms for hot loops (a compiled call with array arguments costs atomic reference counting)
-inv3_into_inline = njit(inline="always")(inv3_into.py_func)
+inv3_into_inline = njit(inline="always")(python_function(inv3_into))
 @njit(cache=True, inline="always")
 def saddle_point_solve(M: np.ndarray, G: np.ndarray, n: int, m: int, A: np.ndarray, b: np.ndarray) -> bool:
     """Solve [[M, G^T], [G, 0]] [x; mu] = [b_1..n; 0] in place in ``b`` (its first n entries the right-hand side;
@@ -166,8 +168,8 @@ def saddle_point_solve(M: np.ndarray, G: np.ndarray, n: int, m: int, A: np.ndarr
     return lu_solve_inplace(A, b, sz)
 
 
-_lu_factor_inline = njit(inline="always")(_lu_factor.py_func)
-_substitute_inline = njit(inline="always")(_substitute.py_func)
+_lu_factor_inline = njit(inline="always")(python_function(_lu_factor))
+_substitute_inline = njit(inline="always")(python_function(_substitute))
 
 
 @njit(inline="always")
@@ -182,7 +184,7 @@ def lu_solve_factored_inline(LU: np.ndarray, piv: np.ndarray, b: np.ndarray, n: 
     _substitute_inline(LU, b, n)
 
 
-lu_solve_factored = njit(cache=True)(lu_solve_factored_inline.py_func)  # the same as a plain compiled call
+lu_solve_factored = njit(cache=True)(python_function(lu_solve_factored_inline))  # the same as a plain compiled call
 
 
 @njit(inline="always")

@@ -2,9 +2,10 @@
 
 The record: the package version, the source digest the kernel cache is keyed by (solvers/_numba_cache.py), the
 git commit of the source tree when it is a git checkout (None otherwise) and whether it had local changes, the
-Python, numpy, numba and scipy versions, the platform, the UTC start time, wall and process CPU time of the whole
-call (the kernel's own CPU time is ``Result.cpu_time``), and the request exactly as given to ``simulate`` (what
-``solvers.rerun`` replays).
+Python, numpy, numba and scipy versions, the platform, whether the kernels ran compiled (``compiled``; False under
+``NUMBA_DISABLE_JIT=1``, solvers/jit.py: the same numbers, an interpreter's CPU time), the UTC start time, wall
+and process CPU time of the whole call (the kernel's own CPU time is ``Result.cpu_time``), and the request exactly
+as given to ``simulate`` (what ``solvers.rerun`` replays).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numba
 import numpy as np
 import scipy
 
-from . import _numba_cache
+from . import _numba_cache, jit
 from ._version import __version__
 
 PACKAGE = "integrator-lab"
@@ -59,6 +60,7 @@ def environment() -> dict[str, Any]:
         "scipy": scipy.__version__,
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "compiled": jit.COMPILED,
     }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import kernels, lie
+from ..jit import python_function
 from ..models import dispatch, rigid
 from ..models import spatial_double_pendulum as sdp
 from ..models.rigid_data import RigidData
@@ -47,7 +48,7 @@ def _hat(w: np.ndarray) -> np.ndarray:
 
 
 # lie.py's coefficient functions with their small-angle series, uncompiled (numba's py_func: the same source)
-_sinc1, _cosc2, _sinc3, _c, _c3 = (f.py_func for f in (lie.sinc1, lie.cosc2, lie.sinc3, lie.c_coef, lie.c3_coef))
+_sinc1, _cosc2, _sinc3, _c, _c3 = map(python_function, (lie.sinc1, lie.cosc2, lie.sinc3, lie.c_coef, lie.c3_coef))
 
 
 def _poly(w: np.ndarray, a: float, b: float) -> np.ndarray:

@@ -24,6 +24,7 @@ from numba import njit
 
 from .. import kernels
 from .. import tableau as tableau_mod
+from ..jit import python_function
 from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
 from ..models.dispatch import RIGID, ROTVEC
 from ..tableau import TableauOption, order_of, pack_tableau
@@ -50,12 +51,12 @@ def _work_fields() -> tuple:
 
 def work_size(model) -> int:
     """The sum of _work_fields."""
-    return sum(_work_fields.py_func())
+    return sum(python_function(_work_fields)())
 
 
 def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
     """The embedded error estimate's largest and last values (0 without b_hat)."""
-    est_max, est_last = kernels.carve(work, _work_fields.py_func())
+    est_max, est_last = kernels.carve(work, python_function(_work_fields)())
     return {"error_estimate_max": float(est_max[0]), "error_estimate_last": float(est_last[0])}
 
 

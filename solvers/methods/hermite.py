@@ -62,6 +62,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, tableaus
+from ..jit import python_function
 from ..linalg import lu_factor_inplace, lu_solve_factored, lu_solve_factored_inline, lu_solve_inline, saddle_point_solve
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
@@ -140,8 +141,8 @@ def _forces(cd, Q, F):
 
 # inlined forms (no compiled call with array arguments: atomic reference counting) of the model and linear-algebra
 # helpers called in every Newton iteration (constraint Jacobian at q_{k+1}) or every step
-_constraint_jacobian = njit(inline="always")(coords.constraint_jacobian.py_func)
-_diagnostics_terms = njit(inline="always")(coords.diagnostics_terms.py_func)
+_constraint_jacobian = njit(inline="always")(python_function(coords.constraint_jacobian))
+_diagnostics_terms = njit(inline="always")(python_function(coords.diagnostics_terms))
 
 
 @njit(cache=True, inline="always")
@@ -600,7 +601,7 @@ def _packer(variant: str):
 
 def work_size(model) -> int:
     """Velocity history (2 n), node and unknown histories (4 n), multiplier history (2 m): _work_fields."""
-    return sum(_work_fields.py_func(model.data.mass_matrix.shape[0], coords.n_rows(model.data)))
+    return sum(python_function(_work_fields)(model.data.mass_matrix.shape[0], coords.n_rows(model.data)))
 
 
 _OPTIONS = {

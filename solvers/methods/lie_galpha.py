@@ -130,6 +130,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
+from ..jit import python_function
 from ..models import dispatch, joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method, Option
 from .lie_galpha_system import _dense_solve, _schur_solve, _stab2_joint_terms
@@ -156,7 +157,7 @@ def coefficients(rho_inf: float) -> tuple[float, float, float, float]:
 
 # numba-IR inlined form for the Newton loop (a compiled call with array arguments costs atomic reference counting,
 # which at N = 2 is comparable to the work; the same operations in the same order)
-_joint_blocks = njit(inline="always")(joints.joint_blocks.py_func)
+_joint_blocks = njit(inline="always")(python_function(joints.joint_blocks))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -613,7 +614,7 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 def work_size(model) -> int:
     """The work array's length: the sum of _work_fields."""
-    return sum(_work_fields.py_func(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
+    return sum(python_function(_work_fields)(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
 
 
 def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -647,7 +648,7 @@ def multipliers(model, options: dict[str, Any], h: float, n_steps: int) -> tuple
         if code != kernels.OK:
             t_fail = info[kernels.INFO_TIME]
             raise RuntimeError(f"lie_galpha stopped with status {code} at step {k + 1} (t = {t_fail:g})")
-        lams[k + 1] = kernels.carve(work, _work_fields.py_func(nv, nm))[2]  # lambda_n
+        lams[k + 1] = kernels.carve(work, python_function(_work_fields)(nv, nm))[2]  # lambda_n
         states[k + 1] = y
     return h * np.arange(n_steps + 1), states, lams
 

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from .. import composition, kernels
+from ..jit import python_function
 from ..linalg import inv3_into, lu_solve_inplace
 from ..models import coords, rigid, rigid_dae
 from ..models.dispatch import RIGID
@@ -566,7 +567,7 @@ def work_size(model) -> int:
             )
     else:
         raise ValueError(f"the midpoint forms do not apply to the {model.machinery!r} machinery")
-    return sum(_work_fields.py_func())
+    return sum(python_function(_work_fields)())
 
 
 def _pack(variant: int):

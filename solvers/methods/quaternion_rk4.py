@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
+from ..jit import python_function
 from ..models import angular_velocity
 from ..models.base import Model
 from .base import Method
@@ -84,7 +85,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
 
 def work_size(model: Model) -> int:
     """The quaternion: the sum of _work_fields."""
-    return sum(_work_fields.py_func())
+    return sum(python_function(_work_fields)())
 
 
 METHOD = Method(

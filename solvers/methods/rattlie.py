@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from .. import composition, kernels, lie
+from ..jit import python_function
 from ..linalg import inv3_into, inv3_into_inline
 from ..models import joints, rigid, rigid_dae
 from .base import NEWTON_OPTIONS, Method
@@ -463,7 +464,7 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 
 def work_size(model) -> int:
-    return sum(_work_fields.py_func(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
+    return sum(python_function(_work_fields)(rigid.n_velocity(model.data), rigid.n_multipliers(model.data)))
 
 
 METHOD = Method(

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
+from ..jit import python_function
 from ..models import angular_velocity
 from ..models.base import Model
 from .base import Method, Option
@@ -203,12 +204,12 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 def work_size(model: Model) -> int:
     """Step-size memory and the stored switch times: the sum of _work_fields."""
-    return sum(_work_fields.py_func())
+    return sum(python_function(_work_fields)())
 
 
 def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
     """Internal step counts, the smallest accepted step, the switch count and times (summary entries)."""
-    _h_next, h_min, n_times, times = kernels.carve(work, _work_fields.py_func())
+    _h_next, h_min, n_times, times = kernels.carve(work, python_function(_work_fields)())
     nt = int(n_times[0])
     return {
         "internal_steps": int(info[kernels.INFO_ACCEPTED]),

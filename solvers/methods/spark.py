@@ -61,6 +61,7 @@ from numba import njit
 
 from .. import kernels, tableaus
 from ..driver import Runner, step_count
+from ..jit import python_function
 from ..linalg import lu_factor_inplace, lu_solve_factored, saddle_point_solve
 from ..models import coords
 from .base import NEWTON_OPTIONS, Method, Option
@@ -534,7 +535,8 @@ def pack(o: dict[str, Any]) -> np.ndarray:
 
 def work_size(model) -> int:
     """The fields of _work_fields for s up to MAX_S."""
-    return sum(_work_fields.py_func(model.data.mass_matrix.shape[0], coords.n_rows(model.data), tableaus.MAX_S))
+    fields = python_function(_work_fields)
+    return sum(fields(model.data.mass_matrix.shape[0], coords.n_rows(model.data), tableaus.MAX_S))
 
 
 GAMMA_CHOICES = ("R", "T", "opt")

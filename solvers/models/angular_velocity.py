@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .. import kernels, lie
+from ..jit import python_function
 from .base import Benchmark, Model
 
 TWO_PI = 2.0 * np.pi
@@ -127,7 +128,7 @@ def rotation_work_fields() -> tuple:
 
 def rotation_work_size(model: Model) -> int:
     """Work of the methods that advance the rotation matrix itself: the sum of rotation_work_fields."""
-    return sum(rotation_work_fields.py_func())
+    return sum(python_function(rotation_work_fields)())
 
 
 def singularity_note(y: np.ndarray) -> str:

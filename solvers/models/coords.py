@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from ..jit import python_function
 from ..kernels import part
 from ..linalg import lu_solve_inline
 
@@ -189,8 +190,8 @@ def diagnostics(data: CoordsData, y: np.ndarray, acc: np.ndarray, d: np.ndarray)
 
 # rhs and diagnostics as plain compiled calls, for once-per-run sites (the starting state): inlining there would
 # only add compile time (inlining is most of a kernel's compile, docs/performance.md)
-rhs_call = njit(cache=True)(rhs.py_func)
-diagnostics_call = njit(cache=True)(diagnostics.py_func)
+rhs_call = njit(cache=True)(python_function(rhs))
+diagnostics_call = njit(cache=True)(python_function(diagnostics))
 
 @njit(cache=True)
 def force_jacobian(data: CoordsData, q: np.ndarray, JF: np.ndarray) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from ..jit import python_function
 from ..kernels import part
 from ..linalg import (
     _lu_factor_inline,
@@ -519,7 +520,7 @@ def saddle_matrix(K: np.ndarray, nv: int, nm: int, Hrot: np.ndarray, trans: np.n
                 K[nv + r, nv + c] = E[r, c]
 
 
-_saddle_matrix_inline = njit(inline="always")(saddle_matrix.py_func)
+_saddle_matrix_inline = njit(inline="always")(python_function(saddle_matrix))
 
 
 @njit(cache=True)
@@ -538,7 +539,7 @@ def full_solve(nv: int, nm: int, Hrot: np.ndarray, mass: np.ndarray, Bl: np.ndar
 
 # numba-inlined forms for step loops: an opaque call in a loop, even on a path it never takes, keeps LLVM from
 # hoisting the loop's invariant loads (and whether a cached callee is inlined depends on the cache's state)
-_band_lu_factor_inline = njit(inline="always")(band_lu_factor.py_func)
-_band_lu_solve_inline = njit(inline="always")(band_lu_solve.py_func)
-constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
-full_solve_inline = njit(inline="always")(full_solve.py_func)
+_band_lu_factor_inline = njit(inline="always")(python_function(band_lu_factor))
+_band_lu_solve_inline = njit(inline="always")(python_function(band_lu_solve))
+constraint_jacobian_inline = njit(inline="always")(python_function(constraint_jacobian))
+full_solve_inline = njit(inline="always")(python_function(full_solve))

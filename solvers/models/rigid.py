@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .. import lie
+from ..jit import python_function
 from ..kernels import part
 from .joints import (  # noqa: F401 (re-exported: the kernels call them as rigid.*)
     band_of,
@@ -554,10 +555,10 @@ def orthonormalise(data: RigidData, y: np.ndarray) -> None:
 # passes the data tuple copies about 60 machine words onto the stack, which costs more than the body of
 # potential_gradient or constraint_jacobian itself. Same Python functions, no cache of
 # their own (they are compiled into the calling kernel).
-potential_gradient_inline = njit(inline="always")(potential_gradient.py_func)
-constraint_jacobian_inline = njit(inline="always")(constraint_jacobian.py_func)
-constraint_force_derivative_inline = njit(inline="always")(constraint_force_derivative.py_func)
-velocity_constraint_jacobian_inline = njit(inline="always")(velocity_constraint_jacobian.py_func)
+potential_gradient_inline = njit(inline="always")(python_function(potential_gradient))
+constraint_jacobian_inline = njit(inline="always")(python_function(constraint_jacobian))
+constraint_force_derivative_inline = njit(inline="always")(python_function(constraint_force_derivative))
+velocity_constraint_jacobian_inline = njit(inline="always")(python_function(velocity_constraint_jacobian))
 # once per step: inlined by LLVM (kernels.part), as numba's IR inliner made its 167 lines weigh on every kernel's
 # compile
-diagnostics_inline = part(diagnostics.py_func)
+diagnostics_inline = part(python_function(diagnostics))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..jit import python_function
 from ..linalg import band_cholesky_solve_lower, lu_solve_inplace
 from .joints import topology_of
 from .rigid import gravity_moment, n_velocity
@@ -261,7 +262,7 @@ def rhs(data: RigidData, t: float, y: np.ndarray, ydot: np.ndarray, A: np.ndarra
 
 
 # rhs as a plain compiled call, for once-per-run sites (the starting state): inlining there only adds compile time
-rhs_call = njit(cache=True)(rhs.py_func)
+rhs_call = njit(cache=True)(python_function(rhs))
 
 @njit(cache=True)
 def initial_acceleration(data: RigidData, y: np.ndarray, acc: np.ndarray, lam: np.ndarray) -> bool:
