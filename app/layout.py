@@ -406,8 +406,9 @@ def build_layout(form: Mapping[str, Any]) -> html.Div:
                 className="progress-row",
             ),
             actions,
+            # focusable: on a phone the table scrolls sideways, and a keyboard must reach that too (axe-core)
             html.Div(html.Table(summary_table([]), id="run-summary-table", className="summary"),
-                     className="card table-card"),
+                     className="card table-card", tabIndex="0", role="region", **{"aria-label": "Summary of the runs"}),
             html.Details(
                 [html.Summary("Why can rk4's error be smaller than a geometric method's?"),
                  html.P("Over a short run the error against the reference is set by the order and the step: rk4 is "

@@ -87,7 +87,8 @@ def test_a_phone_never_scrolls_sideways(phone, live_server, name):
 
 def test_a_phone_run_keeps_progress_links_and_downloads_apart(phone, live_server):
     """After a run on a phone: the progress rows, the shareable link and the download buttons do not overlap,
-    the 3D time slider keeps a usable width, the summary table scrolls inside its box."""
+    the 3D time slider keeps a usable width, the summary table scrolls inside its box and axe-core finds no
+    critical or serious violation (a scrolling box must be reachable by keyboard)."""
     # a composed method's long run label ("rattlie_c4 + suzuki5, h=0.01") wraps its progress row
     phone.goto(live_server + "?benchmark=pendulum_3d&methods=rk4,rattlie_c4&h=0.01&t_end=2")
     phone.wait_for_selector("#run-energy-graph .main-svg")
@@ -107,6 +108,10 @@ def test_a_phone_run_keeps_progress_links_and_downloads_apart(phone, live_server
     assert scrub >= 200, scrub
     table = phone.eval_on_selector(".table-card", "e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).overflowX]")
     assert table[2] == "auto", table
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = [(v["id"], v["impact"]) for v in Axe().run(phone).response["violations"]]  # the table's scroll too
+    assert not [v for v in violations if v[1] in ("critical", "serious")], violations
     _screenshot(phone, "phone-run-after.png", full_page=False)
 
 
