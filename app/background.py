@@ -393,12 +393,24 @@ def default_run_config() -> dict:
     return _default_config(DEFAULT_BENCHMARK, DEFAULT_METHOD, DEFAULT_STEP, DEFAULT_T_END)
 
 
-def warm_runs() -> list[str]:
-    """Compute the runs a class asks for first into the run cache (the Run page's default run), compiling their
-    kernels on the way; a job asking for one meanwhile waits for it (RunCache's lock) instead of compiling the
-    same kernel again. Returns their keys."""
+def first_runs() -> list[dict]:
+    """The runs a class asks for first: the Run page's default run."""
+    return [default_run_config()]
+
+
+def compile_first_runs() -> None:
+    """Compile (or load) the kernels of :func:`first_runs` by two steps of each, outside the run cache's lock."""
+    for cfg in first_runs():
+        solvers.simulate(cfg["benchmark"], cfg["method"], h=cfg["h"], t_end=2 * cfg["h"], params=cfg["params"],
+                         options=cfg["options"], max_samples=2)
+
+
+def warm_runs(compiled: bool = False) -> list[str]:
+    """Compute :func:`first_runs` into the run cache, compiling their kernels on the way; a job asking for one
+    meanwhile waits for it (RunCache's lock) instead of compiling the same kernel again. ``compiled``: replace
+    results made with the kernels interpreted (app.warm's first minute on a fresh server). Returns their keys."""
     cache = run_cache()
-    return [cache.run(cfg)[0] for cfg in (default_run_config(),)]
+    return [cache.run(cfg, compiled=compiled)[0] for cfg in first_runs()]
 
 
 def warm_references() -> list[str]:

@@ -354,6 +354,11 @@ def simulate(config: Mapping[str, Any], progress: Progress | None = None, max_sa
     return {**record, **base, "message": message, "wall_time": time.perf_counter() - started}
 
 
+def interpreted(result: Mapping[str, Any]) -> bool:
+    """True for a result made with the kernels interpreted (solvers/jit.py; its provenance says so)."""
+    return (result.get("provenance") or {}).get("compiled") is False
+
+
 class RunCache:
     """Finished runs on disk (diskcache), keyed by :func:`run_key`; shared by every process using ``directory``.
 
@@ -405,15 +410,18 @@ class RunCache:
         return self._cache.get(f"job:{token}")
 
     def run(self, config: Mapping[str, Any], progress: Progress | None = None,
-            deadline: Callable[[], bool] | None = None, limit_text: str = "") -> tuple[str, dict, bool]:
-        """(key, result, from_cache): the cached result or a fresh run (then stored; see simulate for deadline)."""
+            deadline: Callable[[], bool] | None = None, limit_text: str = "",
+            compiled: bool = False) -> tuple[str, dict, bool]:
+        """(key, result, from_cache): the cached result or a fresh run (then stored; see simulate for deadline).
+        ``compiled``: a cached result made with the kernels interpreted (:func:`interpreted`) is run again and
+        replaced (the background warm-up's, app/warm.py, once the kernel is compiled)."""
         key = self.key(config)
         hit = self.get(key)
-        if hit is not None:
+        if hit is not None and not (compiled and interpreted(hit)):
             return key, hit, True
         with self._computing(key):
             hit = self.get(key)  # computed by another job while this one waited for the lock
-            if hit is not None:
+            if hit is not None and not (compiled and interpreted(hit)):
                 return key, hit, True
             result = simulate(config, progress, deadline=deadline, limit_text=limit_text,
                               reference_store=self.reference_store)

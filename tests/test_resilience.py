@@ -208,8 +208,9 @@ def test_http_load_test_with_three_sessions(hit):
 
 def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
     """With no compiled kernels (an empty numba cache: a fresh clone), gunicorn answers the page within seconds
-    and compiles in a background process (app.warm) instead of blocking for minutes. The background compile
-    is stopped here once seen (the suite has its kernels already)."""
+    and compiles in a background process (app.warm) instead of blocking for minutes; meanwhile app.warm's child
+    with the kernels interpreted stores the default run, which a first click then finds in the run cache. The
+    background compile is stopped here once seen (the suite has its kernels already)."""
     port = _free_port()
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "c")}
     log = tmp_path / "gunicorn.log"
@@ -231,6 +232,19 @@ def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
         assert found, text[-3000:]
         warm_pid = int(found[0].split("pid ")[1].split(")")[0])
         assert answered is not None and answered <= 20, (answered, text[-3000:])
+        ready = "default run ready (kernels interpreted)"
+        while ready not in text and time.monotonic() - started < 120:  # the child's own line, the event waited on
+            time.sleep(0.2)
+            text = log.read_text(errors="replace")
+        assert ready in text, text[-3000:]
+        from app import background, config, jobs
+
+        cache = jobs.RunCache(tmp_path / "c" / "runs", config.code_version())
+        try:
+            stored = cache.get(cache.key(background.default_run_config()))
+        finally:
+            cache.close()
+        assert stored is not None and stored["status"] == "ok" and jobs.interpreted(stored), stored
     finally:
         if warm_pid:
             with contextlib.suppress(ProcessLookupError):
