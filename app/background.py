@@ -408,7 +408,7 @@ def compile_first_runs() -> None:
 def warm_runs(compiled: bool = False) -> list[str]:
     """Compute :func:`first_runs` into the run cache, compiling their kernels on the way; a job asking for one
     meanwhile waits for it (RunCache's lock) instead of compiling the same kernel again. ``compiled``: replace
-    results made with the kernels interpreted (app.warm's first minute on a fresh server). Returns their keys."""
+    results made with the kernels interpreted (app.warm on a fresh server). Returns their keys."""
     cache = run_cache()
     return [cache.run(cfg, compiled=compiled)[0] for cfg in first_runs()]
 

@@ -7,8 +7,10 @@ the same sockets with a start page that reloads itself (app.starting); the threa
 are forked, so the workers and the background jobs they fork start with the app and the kernels in memory
 (otherwise each job loads the kernels from numba's disk cache, about 0.7 s). That is gunicorn's ``preload_app``
 done after the listen instead of before it. Compiling the kernels (a fresh clone), the cheap-run calibration
-and the lessons' demos run in a background process (app.warm). gunicorn skips settings it does not know, so
-``control_socket_disable`` (gunicorn 27's ``--no-control-socket``) is harmless on older releases.
+and the lessons' demos run in a background process (app.warm); on a fresh clone the master also waits for the
+default run computed with the kernels interpreted (app.warm --interpreted, about 2 s beside its own import).
+gunicorn skips settings it does not know, so ``control_socket_disable`` (gunicorn 27's ``--no-control-socket``)
+is harmless on older releases.
 
 Environment: ``INTEGRATOR_LAB_WORKERS`` (default 4), ``INTEGRATOR_LAB_THREADS`` (default 1, gunicorn's sync
 worker), ``INTEGRATOR_LAB_TIMEOUT`` (120 s for a silent worker; jobs run in their own processes, so
@@ -23,7 +25,10 @@ forked from the web workers and threads are safe. So INTEGRATOR_LAB_THREADS > 1 
 start, with this reason.
 """
 
+import contextlib
 import os
+import subprocess
+import sys
 
 preload_app = False  # the app is imported in when_ready, after the listen, and inherited by the workers
 workers = int(os.environ.get("INTEGRATOR_LAB_WORKERS", "4"))
@@ -43,10 +48,12 @@ control_socket_disable = True
 
 def when_ready(server):
     """The dashboard and the compiled kernels of this code loaded in the master after it listens, with the start
-    page answering meanwhile, so the workers and the jobs they fork start with both. Everything else goes to a
-    background process (app.warm): compiling the kernels on a fresh clone, the default run's first (runs started
-    then compile what they need), and the cheap-run calibration and the lessons' demos when this code version has
-    none stored yet (requests go to background jobs until the calibration is stored: app.background.estimate)."""
+    page answering meanwhile, so the workers and the jobs they fork start with both. On a fresh clone the workers
+    also wait for the default run, computed with the kernels interpreted (app.warm --interpreted). Everything else
+    goes to a background process (app.warm): compiling the kernels on a fresh clone, the default run's first (runs
+    started then compile what they need), and the cheap-run calibration and the lessons' demos when this code
+    version has none stored yet (requests go to background jobs until the calibration is stored:
+    app.background.estimate)."""
     import time
 
     from app import starting
@@ -57,6 +64,7 @@ def when_ready(server):
         # started first, so that its import and (on a fresh clone) the default run's compile overlap the master's
         # import instead of following it; it decides itself whether to compile or to calibrate (app.warm --auto)
         pid = _warm_up()
+        interpreted = _interpreted_first_runs()
         import solvers
 
         compiled = solvers.api.kernels_ready()  # app.warm --auto makes the same test for itself
@@ -71,6 +79,11 @@ def when_ready(server):
         server.log.info("dashboard imported in %.2f s", time.monotonic() - started)
         if compiled:
             server.log.info("solver kernels loaded in %.2f s", solvers.warmup(verbose=False))
+        else:
+            # a fresh server: the workers start once the default run is stored (interpreted: about 2 s, beside this
+            # import), so a first click finds it instead of waiting for its kernel's compile (15 s here)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                interpreted.wait(timeout=INTERPRETED_SECONDS)
     finally:
         page.stop()
     server.log.info("dashboard ready %.2f s after listening (the start page answered %d requests meanwhile)",
@@ -79,9 +92,6 @@ def when_ready(server):
 
 def _warm_up() -> int:
     """Start ``app.warm --auto`` in its own session (stopped with the server: on_exit); its pid."""
-    import subprocess
-    import sys
-
     env = {**os.environ, "INTEGRATOR_LAB_WARM_PARENT": str(os.getpid())}  # app.warm ends with this process
     proc = subprocess.Popen([sys.executable, "-m", "app.warm", "--auto"], start_new_session=True,
                             stdin=subprocess.DEVNULL, env=env)
@@ -89,13 +99,23 @@ def _warm_up() -> int:
     return proc.pid
 
 
-_warm: list = []  # the background warm-up started by when_ready (the master's own bookkeeping, not app state)
+def _interpreted_first_runs() -> subprocess.Popen:
+    """Start ``app.warm --interpreted`` (the default run with the kernels interpreted, unless they are compiled:
+    then it ends after its import), stopped with the server like the warm-up."""
+    env = {k: v for k, v in os.environ.items() if k != "INTEGRATOR_LAB_WARM_PARENT"}
+    proc = subprocess.Popen([sys.executable, "-m", "app.warm", "--interpreted"], start_new_session=True,
+                            stdin=subprocess.DEVNULL, env={**env, "NUMBA_DISABLE_JIT": "1"})
+    _warm.append(proc)
+    return proc
+
+
+INTERPRETED_SECONDS = 30  # at most this long the dashboard waits for it (2-6 s here, beside two CPU hogs too)
+_warm: list = []  # the background processes started by when_ready (the master's own bookkeeping, not app state)
 
 
 def on_exit(server):
     """Stop an unfinished background warm-up with the server: its process group (app.warm and the compile
     processes it spawned), so a stopped server leaves no compiler running."""
-    import contextlib
     import signal
 
     for proc in _warm:

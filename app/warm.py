@@ -9,18 +9,18 @@ stored, then the lessons' demos not cached yet. ``--auto``: ``--serve`` when the
 code are compiled, the whole warm-up otherwise.
 
 gunicorn's master starts ``--auto`` in the background as soon as it listens (app/gunicorn_conf.py), so on a fresh
-clone the default run's compile starts while the master still imports the dashboard. ``--auto`` first starts a
-child with the kernels interpreted (``--interpreted``, NUMBA_DISABLE_JIT=1, solvers/jit.py), which on a fresh
-clone computes the default run in about 2 s: a first click on Run finds it in the run cache, marked as
-interpreted (the compiled kernel's numbers, an interpreter's CPU time), until the compiled run replaces it. Other
-runs started meanwhile compile the kernel they need themselves.
+clone the default run's compile starts while the master still imports the dashboard. ``--interpreted`` (the master
+starts it beside ``--auto``, with NUMBA_DISABLE_JIT=1: solvers/jit.py) computes the runs a class asks for first
+with the kernels interpreted, unless they are compiled: about 2 s here, against the 15 s of their kernel's
+compile. The master starts its workers once it is done, so a first click on a fresh server finds the default run
+in the run cache, marked as interpreted (the compiled kernel's numbers, an interpreter's CPU time) until the
+compiled run replaces it. Other runs started meanwhile compile the kernel they need themselves.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -40,8 +40,8 @@ def _end_with_parent(parent: int) -> None:
 
 
 def _interpreted() -> int:
-    """``--interpreted`` (NUMBA_DISABLE_JIT=1, started by --auto): the runs a class asks for first, computed with
-    the kernels interpreted, unless the kernels of this code are compiled already."""
+    """``--interpreted`` (NUMBA_DISABLE_JIT=1, started by gunicorn's master): the runs a class asks for first,
+    computed with the kernels interpreted, unless the kernels of this code are compiled already."""
     started = time.perf_counter()
     import solvers
 
@@ -58,22 +58,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--interpreted" in argv:
         return _interpreted()
-    if "--auto" in argv:
-        # before this process imports anything: on a fresh server the default run's kernel compiles for about 15 s,
-        # where importing and running it interpreted (solvers/jit.py: the same numbers) takes about 2 s, so a first
-        # click finds it computed. The child ends with this process group (not watched: PARENT_ENV is not its
-        # parent's pid)
-        env = {k: v for k, v in os.environ.items() if k != PARENT_ENV}
-        child = subprocess.Popen([sys.executable, "-m", "app.warm", "--interpreted"],
-                                 env={**env, "NUMBA_DISABLE_JIT": "1"})
-        try:
-            return _warm(argv)
-        finally:
-            child.wait()
-    return _warm(argv)
-
-
-def _warm(argv: list[str]) -> int:
     import solvers
     from app import background
 
@@ -95,9 +79,10 @@ def _warm(argv: list[str]) -> int:
         computed = background.warm_lessons()
         print(f"lesson demos: {computed} computed in {time.perf_counter() - started:.1f} s", flush=True)
         return 0
-    # first the runs a class asks for first, at the server's priority. The child (_interpreted) has computed them or
-    # is computing them; their compiled runs replace its results (a first click meanwhile waits on the run cache's
-    # lock for one of the two instead of compiling the kernel a second time)
+    # first the runs a class asks for first, at the server's priority: gunicorn's master had them computed with the
+    # kernels interpreted (--interpreted) before it started its workers; compiled, they replace those results (the
+    # same numbers, the compiled kernel's CPU time). Their kernels compile outside the run cache's lock: a click
+    # meanwhile reads the interpreted result instead of waiting for the compile
     background.compile_first_runs()
     background.warm_runs(compiled=True)
     ready = time.perf_counter() - started

@@ -208,9 +208,9 @@ def test_http_load_test_with_three_sessions(hit):
 
 def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
     """With no compiled kernels (an empty numba cache: a fresh clone), gunicorn answers the page within seconds
-    and compiles in a background process (app.warm) instead of blocking for minutes; meanwhile app.warm's child
-    with the kernels interpreted stores the default run, which a first click then finds in the run cache. The
-    background compile is stopped here once seen (the suite has its kernels already)."""
+    and compiles in a background process (app.warm) instead of blocking for minutes; meanwhile app.warm
+    --interpreted stores the default run, before the workers start, so a first click finds it in the run cache.
+    The background compile is stopped here once seen (the suite has its kernels already)."""
     port = _free_port()
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "c")}
     log = tmp_path / "gunicorn.log"
@@ -237,6 +237,8 @@ def test_a_fresh_clone_serves_at_once_and_compiles_in_the_background(tmp_path):
             time.sleep(0.2)
             text = log.read_text(errors="replace")
         assert ready in text, text[-3000:]
+        # the workers start after it (gunicorn_conf.when_ready): no click can come before it and compile the kernel
+        assert text.index(ready) < text.index("dashboard ready"), text[-3000:]
         from app import background, config, jobs
 
         cache = jobs.RunCache(tmp_path / "c" / "runs", config.code_version())
