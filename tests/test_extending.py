@@ -15,6 +15,8 @@ from solvers.methods.base import Method
 from solvers.models import coords, dispatch
 from solvers.models.base import Benchmark, Model, Param, Scales
 
+pytestmark = pytest.mark.xdist_group("extending")  # one worker compiles the test's uncached euler kernel once
+
 # ---- the recipe "add a benchmark": a module-level BENCHMARK (here: a simple pendulum) -----------------------------
 
 

@@ -36,12 +36,13 @@ wrong: int = res.status
 '''
 
 
-def _mypy(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
-    script = tmp_path / "user.py"
-    script.write_text(text)
+def _mypy(tmp_path: Path, scripts: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """One mypy run over the given scripts (one analysis of the package for all of them)."""
+    for name, text in scripts.items():
+        (tmp_path / name).write_text(text)
     return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent",
-                           "--ignore-missing-imports", str(script)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+                           "--ignore-missing-imports", *(str(tmp_path / name) for name in scripts)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
 def test_py_typed_ships_with_the_package():
@@ -50,7 +51,8 @@ def test_py_typed_ships_with_the_package():
 
 def test_a_user_script_type_checks_and_a_wrong_use_does_not(tmp_path):
     pytest.importorskip("mypy")
-    good = _mypy(tmp_path, SCRIPT)
-    assert good.returncode == 0, good.stdout
-    bad = _mypy(tmp_path, BAD)
-    assert bad.returncode == 1 and 'Incompatible types in assignment (expression has type "Literal[' in bad.stdout
+    out = _mypy(tmp_path, {"user.py": SCRIPT, "wrong.py": BAD})
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert out.returncode == 1 and len(errors) == 1, out.stdout  # the user's script is clean
+    assert "wrong.py:5: error:" in errors[0], out.stdout
+    assert 'Incompatible types in assignment (expression has type "Literal[' in errors[0], out.stdout

@@ -220,12 +220,22 @@ def toggle_presenter(clicks):
 # once every callback upstream of its inputs has answered, so an input fed by the server (the rendering) would hold
 # the counter and placeholder back until the server's answer, while the old lesson's content stayed on the screen.
 # The address follows the step (replaced, not pushed: Back leaves the page, and returns to this very step).
+#
+# The body is replaced only when the page shows another lesson's, read from the page itself (the children State is
+# the value when the keys were pressed, which may predate the server's rendering); and by the server's rendering
+# of this lesson when it has already arrived (lessons-rendered), not by the placeholder: with keys pressed ten
+# times a second on a busy machine, this callback could run after that rendering was drawn and cover it with the
+# placeholder ("Running the demo…") for good.
 clientside_callback(
-    """(step, presenter, lesson, sizes, placeholders, children) => {
+    """(step, presenter, lesson, sizes, placeholders, children, rendered, value) => {
         const nu = window.dash_clientside.no_update;
         const holder = placeholders[lesson];
+        const shown = document.querySelector('#lessons-body > [data-lesson]');
         const first = Array.isArray(children) && children[0] && children[0].props;
-        const body = !holder || (first && first['data-lesson'] === lesson) ? nu : holder.body;
+        const current = shown ? shown.dataset.lesson : first && first['data-lesson'];
+        const want = value === null || value === undefined ? holder && holder.default : value;
+        const ready = rendered && rendered.lesson === lesson && rendered.value === want;
+        const body = !holder || current === lesson ? nu : (ready ? rendered.body : holder.body);
         const query = '?lesson=' + encodeURIComponent(lesson) + '&step=' + step + (presenter ? '&present=1' : '');
         if (window.location.search !== query) window.history.replaceState(window.history.state, '', query);
         return [
@@ -247,6 +257,8 @@ clientside_callback(
     State("lessons-sizes", "data"),
     State("lessons-placeholders", "data"),
     State("lessons-body", "children"),
+    State("lessons-rendered", "data"),
+    State("lessons-value", "data"),
 )
 
 
