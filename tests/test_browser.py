@@ -341,8 +341,8 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     page.wait_for_timeout(2500)
     state = page.evaluate("() => ({t: window.integratorLab.time, fps: window.integratorLab.fps})")
     # it plays (time advances, frames are drawn); the frame rate is the machine's (4.5/s headless beside the suite
-    # and other builds, 6/s in CI) and is recorded below, not bounded
-    assert state["t"] > 0.5 and state["fps"] and state["fps"] > 1, state
+    # and other builds, 6/s in CI, 0.95/s once with both cores busy) and is recorded below, not bounded
+    assert state["t"] > 0.5 and state["fps"] and state["fps"] > 0, state
     page.click("#run-scene-play")  # pause
     paused = page.evaluate("() => window.integratorLab.time")
     cursors = page.evaluate(
@@ -452,7 +452,7 @@ def test_a_32_rod_chain_is_drawn_and_animated_within_2_mb(page, live_server, rec
     moved = max(abs(a - b) for r1, r2 in zip(first["xyz"], second["xyz"], strict=True)
                 for c1, c2 in zip(r1, r2, strict=True) for a, b in zip(c1, c2, strict=True))
     assert moved > 0.01, (first["t"], second["t"], moved)  # metres: the chain falls while playing
-    assert fps and fps > 1, fps  # it plays; the frame rate is the machine's, recorded below
+    assert fps and fps > 0, fps  # it plays (frames drawn); the frame rate is the machine's, recorded below
     record_property("timing", f"spatial_chain N=32 {'+'.join(methods)}, t_end 0.5 s: click to charts and 3D view "
                               f"{elapsed:.2f} s, payload {payload / 1e6:.2f} MB, 3D animation {fps:.0f} frames/s")
 
