@@ -191,11 +191,16 @@ clientside_callback(
 
 
 # the "try it" control: a new value reruns the demo (its lesson's default is kept as None). In the browser: Dash
-# calls it whenever a body with the control is drawn, and a server round trip there held the charts back
+# calls it whenever a body with the control is drawn, and a server round trip there held the charts back. Only the
+# control of the lesson the page is at counts: with keys pressed fast the call for the previous lesson's body can
+# come after the page moved on, and its value, taken as the new lesson's, asked for a demo that page then dropped
+# (a value it did not ask for), leaving "Running the demo…" on the screen
 clientside_callback(
     """(value, current, lesson, placeholders) => {
         const nu = window.dash_clientside.no_update;
         const holder = placeholders[lesson];
+        const shown = document.querySelector('#lessons-body > [data-lesson]');
+        if (shown && shown.dataset.lesson !== lesson) return nu;
         if (value === null || value === undefined || value === current || !holder) return nu;
         if ((current === null || current === undefined) && value === holder.default) return nu;
         return value;
