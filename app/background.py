@@ -398,13 +398,6 @@ def first_runs() -> list[dict]:
     return [default_run_config()]
 
 
-def compile_first_runs() -> None:
-    """Compile (or load) the kernels of :func:`first_runs` by two steps of each, outside the run cache's lock."""
-    for cfg in first_runs():
-        solvers.simulate(cfg["benchmark"], cfg["method"], h=cfg["h"], t_end=2 * cfg["h"], params=cfg["params"],
-                         options=cfg["options"], max_samples=2)
-
-
 def warm_runs(compiled: bool = False) -> list[str]:
     """Compute :func:`first_runs` into the run cache, compiling their kernels on the way; a job asking for one
     meanwhile waits for it (RunCache's lock) instead of compiling the same kernel again. ``compiled``: replace

@@ -81,9 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # first the runs a class asks for first, at the server's priority: gunicorn's master had them computed with the
     # kernels interpreted (--interpreted) before it started its workers; compiled, they replace those results (the
-    # same numbers, the compiled kernel's CPU time). Their kernels compile outside the run cache's lock: a click
-    # meanwhile reads the interpreted result instead of waiting for the compile
-    background.compile_first_runs()
+    # same numbers, the compiled kernel's CPU time). A click meanwhile reads the interpreted result: RunCache.run
+    # looks in the cache before it waits on the lock this compile holds
     background.warm_runs(compiled=True)
     ready = time.perf_counter() - started
     os.nice(10)  # the rest behind the server's requests and the jobs started meanwhile
