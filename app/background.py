@@ -398,12 +398,13 @@ def first_runs() -> list[dict]:
     return [default_run_config()]
 
 
-def warm_runs(compiled: bool = False) -> list[str]:
+def warm_runs(compiled: bool = False, wait: bool = True) -> list[str]:
     """Compute :func:`first_runs` into the run cache, compiling their kernels on the way; a job asking for one
     meanwhile waits for it (RunCache's lock) instead of compiling the same kernel again. ``compiled``: replace
-    results made with the kernels interpreted (app.warm on a fresh server). Returns their keys."""
+    results made with the kernels interpreted (app.warm on a fresh server); ``wait=False``: never wait for that
+    lock, keep a result stored meanwhile (RunCache.run). Returns their keys."""
     cache = run_cache()
-    return [cache.run(cfg, compiled=compiled)[0] for cfg in first_runs()]
+    return [cache.run(cfg, compiled=compiled, wait=wait)[0] for cfg in first_runs()]
 
 
 def warm_references() -> list[str]:

@@ -411,14 +411,22 @@ class RunCache:
 
     def run(self, config: Mapping[str, Any], progress: Progress | None = None,
             deadline: Callable[[], bool] | None = None, limit_text: str = "",
-            compiled: bool = False) -> tuple[str, dict, bool]:
+            compiled: bool = False, wait: bool = True) -> tuple[str, dict, bool]:
         """(key, result, from_cache): the cached result or a fresh run (then stored; see simulate for deadline).
         ``compiled``: a cached result made with the kernels interpreted (:func:`interpreted`) is run again and
-        replaced (the background warm-up's, app/warm.py, once the kernel is compiled)."""
+        replaced (the background warm-up's, app/warm.py, once the kernel is compiled). ``wait=False``: compute
+        without waiting for the lock, and store only if no result was stored meanwhile (app.warm --interpreted,
+        whose run must not wait for the compile that app.warm --auto does under the lock)."""
         key = self.key(config)
         hit = self.get(key)
         if hit is not None and not (compiled and interpreted(hit)):
             return key, hit, True
+        if not wait:
+            result = simulate(config, progress, deadline=deadline, limit_text=limit_text,
+                              reference_store=self.reference_store)
+            if result.get("status") != "cancelled" and not self._cache.add(key, result):
+                return key, self.get(key) or result, True  # the compiled run came first: it stays
+            return key, result, False
         with self._computing(key):
             hit = self.get(key)  # computed by another job while this one waited for the lock
             if hit is not None and not (compiled and interpreted(hit)):

@@ -49,7 +49,7 @@ def _interpreted() -> int:
         return 0
     from app import background
 
-    background.warm_runs()
+    background.warm_runs(wait=False)  # app.warm --auto may hold the run's lock for its compile: not waited for
     print(f"default run ready (kernels interpreted) in {time.perf_counter() - started:.1f} s", flush=True)
     return 0
 

@@ -109,6 +109,46 @@ def test_a_compiled_run_replaces_an_interpreted_one_only_when_asked(tmp_path):
     assert cache.run(config, compiled=True)[2]  # a compiled result is kept
 
 
+def test_the_interpreted_run_never_waits_for_the_compiles_lock(tmp_path, monkeypatch):
+    """app.warm --auto computes the default run compiled under the run's lock (RunCache.run), compiling its kernel
+    for 15 s or more; app.warm --interpreted (wait=False) must not queue behind it, or gunicorn's master keeps the
+    workers waiting that long. It stores its result only when none was stored meanwhile."""
+    import threading
+
+    cache = jobs.RunCache(tmp_path / "runs", "test")
+    config = jobs.check_form(_form())[0][0]
+    key = cache.key(config)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with cache._computing(key):  # as app.warm --auto does while it compiles
+            held.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(60)
+        _, stored, hit = cache.run(config, wait=False)  # would block until release with wait=True
+        assert not hit and stored["status"] == "ok" and cache.get(key) is not None
+    finally:
+        release.set()
+        holder.join()
+    # the compiled run stored while this one computed: it stays, and is what run() returns
+    cache._cache.delete(key)
+    compute = jobs.simulate
+    compiled_first = {**stored, "marker": "compiled first"}
+
+    def simulate_while_stored(*args, **kwargs):
+        result = compute(*args, **kwargs)
+        cache.put(key, compiled_first)
+        return {**result, "marker": "came second"}
+
+    monkeypatch.setattr(jobs, "simulate", simulate_while_stored)
+    _, kept, hit = cache.run(config, wait=False)
+    assert hit and kept["marker"] == "compiled first" and cache.get(key)["marker"] == "compiled first"
+
+
 def test_the_summary_says_when_a_run_was_interpreted():
     """The row's note, and only on such a row."""
     res = figures.record(solvers.simulate("planar_pendulum", "rk4", h=0.01, t_end=0.1), reference=False)
