@@ -55,6 +55,7 @@ METHODS: dict[str, Method] = {
         rattlie.METHOD,
         *(composed(rattlie.METHOD, p) for p in (4, 6, 8)),
         lgvi.METHOD,
+        *(composed(lgvi.METHOD, p) for p in (4, 6, 8)),
         lgvi.METHOD_LAGRANGIAN,
         spark.METHOD,
         rotvec_rk45.METHOD,

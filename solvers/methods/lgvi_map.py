@@ -1,7 +1,7 @@
 """Lee's discrete map of the LGVI step (seed 000 eqs. 11-12, docs/algorithms.md section 3), for solvers.methods.lgvi:
 the coefficients of g(f) = (sin x/x) J f + ((1 - cos x)/x^2) f x J f and of its derivative, by series or closed
-form, and the end-point momenta Pi^-_{n+1} = F^T g(f)/h, gamma^-_{n+1} (eqs. 12, 14). The Newton blocks dg/df
-are built in lgvi's step loop."""
+form, its derivative dg/df (lgvi's Newton blocks) and the SO(3) tangent operator T(f), and the end-point momenta
+Pi^-_{n+1} = F^T g(f)/h, gamma^-_{n+1} (eqs. 12, 14)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,50 @@ def coefs(x2: float) -> tuple:
     sh = math.sin(0.5 * x)
     omc = 2.0 * sh * sh  # 1 - cos x without cancellation
     return s / x, omc / x2, (x - s) / (x2 * x), (x * c - s) / (x2 * x), (x * s - 2.0 * omc) / (x2 * x2)
+
+
+@njit(cache=True, inline="always")
+def dg_df(inertia, i, f0, f1, f2, a1, a2, b1, b2, A) -> None:
+    """A[i] = dg/df at f: a1 J + a2 (hat(f) J - hat(J f)) + b1 (J f) f^T + b2 (f x J f) f^T (docs/algorithms.md
+    section 3), J = inertia[i].
+
+    J f and f x J f are recomputed here, not passed from lgvi's residual: passing them (or sharing one helper) made
+    the step's machine code 0.2 us per step slower (docs/performance.md, "The two-rod case")."""
+    u0 = inertia[i, 0, 0] * f0 + inertia[i, 0, 1] * f1 + inertia[i, 0, 2] * f2
+    u1 = inertia[i, 1, 0] * f0 + inertia[i, 1, 1] * f1 + inertia[i, 1, 2] * f2
+    u2 = inertia[i, 2, 0] * f0 + inertia[i, 2, 1] * f1 + inertia[i, 2, 2] * f2
+    c0 = f1 * u2 - f2 * u1
+    c1 = f2 * u0 - f0 * u2
+    c2 = f0 * u1 - f1 * u0
+    for c in range(3):
+        j0 = inertia[i, 0, c]
+        j1 = inertia[i, 1, c]
+        j2 = inertia[i, 2, c]
+        fc = f0 if c == 0 else (f1 if c == 1 else f2)
+        A[i, 0, c] = a1 * j0 + a2 * (f1 * j2 - f2 * j1) + (b1 * u0 + b2 * c0) * fc
+        A[i, 1, c] = a1 * j1 + a2 * (f2 * j0 - f0 * j2) + (b1 * u1 + b2 * c1) * fc
+        A[i, 2, c] = a1 * j2 + a2 * (f0 * j1 - f1 * j0) + (b1 * u2 + b2 * c2) * fc
+    A[i, 0, 1] += a2 * u2
+    A[i, 0, 2] -= a2 * u1
+    A[i, 1, 0] -= a2 * u2
+    A[i, 1, 2] += a2 * u0
+    A[i, 2, 0] += a2 * u1
+    A[i, 2, 1] -= a2 * u0
+
+
+@njit(cache=True, inline="always")
+def tangent(Tm, i: int, f0: float, f1: float, f2: float, x2: float, a2: float, a3: float) -> None:
+    """Tm[i] = T(f) = I - a2 hat(f) + a3 hat(f)^2, the SO(3) tangent operator (module docstring)."""
+    d = 1.0 - a3 * x2
+    Tm[i, 0, 0] = d + a3 * f0 * f0
+    Tm[i, 1, 1] = d + a3 * f1 * f1
+    Tm[i, 2, 2] = d + a3 * f2 * f2
+    Tm[i, 0, 1] = a3 * f0 * f1 + a2 * f2
+    Tm[i, 1, 0] = a3 * f0 * f1 - a2 * f2
+    Tm[i, 0, 2] = a3 * f0 * f2 - a2 * f1
+    Tm[i, 2, 0] = a3 * f0 * f2 + a2 * f1
+    Tm[i, 1, 2] = a3 * f1 * f2 + a2 * f0
+    Tm[i, 2, 1] = a3 * f1 * f2 - a2 * f0
 
 
 @njit(cache=True, inline="always")

@@ -120,6 +120,8 @@ class _Scratch(NamedTuple):
     a_rhs: Any  # stage (b)'s right-hand side
     sc: Any  # (N, 2): sinc1, cosc2 of each body's rotation increment
     phi0: Any  # Phi(q_n)
+    Ga: Any  # (K, 2, 3, 3): rotational joint blocks of B(q_n) and B(q_{n+1}), as G0 and G1 by turns
+    Gb: Any
 
 
 @njit(cache=True)
@@ -135,7 +137,8 @@ def _scratch(rd, ny: int, width: int) -> _Scratch:
                     np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nv), np.empty(nm),
                     np.empty(nm), np.empty((nb, 3, 3)), np.empty((nb, 3, 3)), np.empty((3, 3)), np.empty((3, 3)),
                     np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(ny),
-                    np.zeros(ny), np.empty(kernels.N_DIAG), np.empty(nv), np.empty((nb, 2)), np.empty(nm))
+                    np.zeros(ny), np.empty(kernels.N_DIAG), np.empty(nv), np.empty((nb, 2)), np.empty(nm),
+                    np.zeros((max(nj, 1), 2, 3, 3)), np.zeros((max(nj, 1), 2, 3, 3)))
 
 
 @njit(cache=True, inline="always")
@@ -393,19 +396,11 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
         if n_saved < 0:
             info[kernels.INFO_TIME] = t_start
             return 0, kernels.SINGULAR, 0
-    # the Schur complements are block-tridiagonal on a chain (joints.band_of): block storage and block LU, O(N) per
-    # solve (joints.schur_storage_spd); band or dense storage otherwise, and for stage (a)'s matrix should its block LU
-    # break down (it is not symmetric: no pivoting is safe only while it stays close to B M^-1 B^T / 2)
-    band = joints.topology_of(rd)[3]
-    kl, width = joints.schur_storage_spd(nm, band)
+    kl, kl_piv, width = joints.schur_layouts(rd)  # stage (a)'s, close to B M^-1 B^T / 2; block LU on a chain
     klv = kl  # stage (b)'s: symmetric positive definite
-    kl_piv, width_piv = joints.schur_storage(nm, band)
-    nj = max(rd.joint_bodies.shape[0], 1)
-    own = _scratch(rd, ny, max(width, width_piv))
-    own_g = (np.zeros((nj, 2, 3, 3)), np.zeros((nj, 2, 3, 3)))
-    # the scratch without reference counting; ``own`` and ``own_g`` keep it alive (kernels.borrowed)
-    sc = kernels.borrowed(own)
-    G0, G1 = kernels.borrowed(own_g)  # rotational joint blocks of B(q_n) and B(q_{n+1}), swapped after each step
+    own = _scratch(rd, ny, width)
+    sc = kernels.borrowed(own)  # the scratch without reference counting; ``own`` keeps it alive (kernels.borrowed)
+    G0, G1 = sc.Ga, sc.Gb  # rotational joint blocks of B(q_n) and B(q_{n+1}), swapped after each step
     for i in range(nb):
         if not inv3_into(rd.inertia[i], sc.Jinv[i]):
             info[kernels.INFO_TIME] = t_start + k0 * h
@@ -453,7 +448,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
             w_old[r] = sc.w[r]
         rigid.diagnostics_inline(rd, y, sc.acc, sc.d)
         n_saved = kernels.record_inline(samples, n_saved, maxima, ref, t + h, y, sc.d, k + 1, stride, last)
-    kernels.keep_alive((own, own_g))
+    kernels.keep_alive(own)
     return n_steps, kernels.OK, n_saved
 
 

@@ -345,6 +345,19 @@ def schur_storage_spd(nm: int, kl: int) -> tuple[int, int]:
     return schur_storage(nm, kl)
 
 
+@njit(cache=True, inline="always")
+def schur_layouts(data: RigidData) -> tuple:
+    """(kl, kl_piv, columns) for a kernel whose Newton matrix's Schur complement is close to B M^-1 B^T but not
+    symmetric (lgvi's, RATTLie's stage (a)): kl the storage of schur_storage_spd, block LU without pivoting on a
+    chain (O(N) per solve), which such a kernel switches to kl_piv (schur_storage, partial pivoting) should the
+    block LU report a singular block; columns enough for either."""
+    band = topology_of(data)[3]
+    nm = 3 * data.joint_bodies.shape[0]
+    kl, width = schur_storage_spd(nm, band)
+    kl_piv, width_piv = schur_storage(nm, band)
+    return kl, kl_piv, max(width, width_piv)
+
+
 @part
 def schur_factor(S, kl, piv, n) -> bool:
     """Factorise a Schur complement: LU with partial pivoting in the storage of schur_storage (dense or band), or block
