@@ -42,14 +42,19 @@ def test_every_rigid_method_runs_three_unequal_rods_at_its_order(three_rods):
     assert set(KEEPS_CONSTRAINTS) <= set(fixed) and "rk4" in fixed
     for m in fixed:
         order = solvers.describe_method(m)["order"]
-        # the composed methods of order 6 and 8 reach the reference's floor (about 1e-13 m) by h = 1e-3; order 8's
-        # error ratios are irregular before that (measured 2^9.5, 2^6.6, 2^7.5 over 0.04 -> 0.005), so its order is
-        # the least-squares slope over four steps, as in tests/test_composed_methods.py
-        hs = {6: (2e-2, 1e-2, 5e-3), 8: (4e-2, 2e-2, 1e-2, 5e-3)}.get(order, (4e-3, 2e-3, 1e-3))
+        # the composed methods of order 6 and 8 reach the reference's floor (about 1e-13 m) by h = 1e-3. Order 6
+        # starts at 0.01: lgvi_c6 from 0.02 is not yet asymptotic (local orders 6.40, 6.06, 6.02 over 0.02 -> 0.0025).
+        # Order 8's errors on these rods are irregular down to that floor (the 17 sub-steps' higher-order terms): the
+        # slope between neighbouring steps ranges from 5 to 11 for both rattlie_c8 and lgvi_c8, and the least-squares
+        # slope over ten steps 0.04 -> 0.005 was 7.53 and 8.62. So order 8 is that slope within 1 (a wrong coefficient
+        # set gives 6 or less); its clean order test is on pendulum_3d (tests/test_composed_methods.py).
+        eighth = (4e-2, 1 / 30, 0.025, 0.02, 1 / 60, 0.0125, 0.01, 1 / 120, 0.00625, 0.005)
+        hs = {6: (1e-2, 5e-3, 2.5e-3), 8: eighth}.get(order, (4e-3, 2e-3, 1e-3))
         runs = [solvers.simulate("three_rods", m, h=h, t_end=1.0) for h in hs]
         errors = np.array([references.error(r).max() for r in runs])
         observed = [fitted_order(hs, errors)] if order == 8 else np.log2(errors[:-1] / errors[1:])
-        assert all(r.ok for r in runs) and np.all(np.abs(np.array(observed) - order) <= 0.3), (m, errors, observed)
+        within = 1.0 if order == 8 else 0.3
+        assert all(r.ok for r in runs) and np.all(np.abs(np.array(observed) - order) <= within), (m, errors, observed)
         if m in KEEPS_CONSTRAINTS:
             assert max(r.summary["max_constraint_position"] for r in runs) <= 1e-13, m
             assert max(r.summary["max_orthogonality_error"] for r in runs) <= 1e-13, m

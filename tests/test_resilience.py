@@ -90,6 +90,7 @@ def server(tmp_path):
         yield srv
     finally:
         srv.stop()
+        print(f"gunicorn's log (pytest shows it when the test failed):\n{srv.log_tail()}")
 
 
 def _wait_for_progress(page) -> None:
@@ -117,7 +118,10 @@ def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, recor
 
     page.goto(link(server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
     page.wait_for_selector("#run-energy-graph .main-svg")
-    run_and_wait(page, scene=False)
+    try:
+        run_and_wait(page, scene=False)
+    finally:  # what the page showed, for a run that did not end in time
+        print("status:", page.inner_text("#run-status"), "| progress:", page.inner_text("#run-progress"))
     assert page.inner_text("#run-status").startswith("Done"), page.inner_text("#run-status")
     assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
     record_property("timing", f"killed job reported as an error after {noticed:.2f} s")
