@@ -136,6 +136,14 @@ class PerMachinery:
 
 
 @njit(cache=True)
+def flag(value: bool) -> bool:
+    """``value`` as a run-time bool. numba types a call whose argument is the constant True or False apart from the
+    same call with a bool, so a compiled part called with both compiles twice (docs/architecture.md); a part's
+    switch passes through here."""
+    return bool(value)  # typed bool, where returning the argument itself would keep its literal type
+
+
+@njit(cache=True)
 def state_ok(y: np.ndarray) -> bool:
     """True if every component of y is finite and below the blow-up bound."""
     for i in range(y.shape[0]):

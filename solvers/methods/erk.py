@@ -25,7 +25,7 @@ from numba import njit
 from .. import kernels
 from .. import tableau as tableau_mod
 from ..jit import python_function
-from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
+from ..models import angular_velocity, dispatch, rigid
 from ..models.dispatch import RIGID, ROTVEC
 from ..tableau import TableauOption, order_of, pack_tableau
 from .base import Method, Option
@@ -61,7 +61,8 @@ def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
 
 
 def _advance(KIND: int):
-    """The ERK kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
+    """The ERK kernel of one machinery (kernels.PerMachinery: it compiles only that machinery's functions)."""
+    scratch_size, rhs, diagnostics = dispatch.specialised(KIND)
 
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
@@ -76,7 +77,8 @@ def _advance(KIND: int):
         bw0 = a0 + ns * ns
         c0 = bw0 + ns
         hat0 = c0 + ns
-        size = dispatch.scratch_size(KIND, data)
+        md = kernels.borrowed(data[KIND])  # the machinery's data, without reference counting (a kernel argument)
+        size = scratch_size(md)
         A = np.empty((size, size))
         b = np.empty(size)
         K = np.empty((ns, ny))  # k_1..k_s; row 0 is also the derivative at the new state, for the diagnostics
@@ -159,13 +161,7 @@ def _advance(KIND: int):
                         ys[:] = y
                         ts = t
                     out = 0
-                # the machinery's own right-hand side, inlined at one call site (rk4's reasons)
-                if KIND == RIGID:
-                    ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
-                elif KIND == ROTVEC:
-                    ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
-                else:
-                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
+                ok = rhs(md, ts, ys, K[out], A, b)  # inlined at one call site (rk4's reasons)
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0 or stage < ns):
@@ -176,12 +172,7 @@ def _advance(KIND: int):
             t = ts
             if not ok:
                 K[0, :] = np.nan
-            if KIND == RIGID:
-                rigid.diagnostics_inline(data[0], y, K[0], d)
-            elif KIND == ROTVEC:
-                angular_velocity.diagnostics(data[2], t, y, d)
-            else:
-                coords.diagnostics(data[1], y, K[0], d)
+            diagnostics(md, t, y, K[0], d)
             if not ok:
                 info[kernels.INFO_TIME] = t  # the step is kept and recorded; the derivative at its end failed
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)

@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, coords, rigid, rigid_dae
-from ..models.dispatch import COORDS, RIGID, ROTVEC
+from ..models import angular_velocity, dispatch, rigid
+from ..models.dispatch import RIGID, ROTVEC
 from .base import Method, Option
 
 # the option array's slots, in the order pack writes them
@@ -27,19 +27,16 @@ O_SWITCH, O_THRESHOLD = range(2)
 
 
 def _advance(KIND: int):
-    """The RK4 kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
+    """The RK4 kernel of one machinery (kernels.PerMachinery: it compiles only that machinery's functions)."""
+    scratch_size, rhs, diagnostics = dispatch.specialised(KIND)
 
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
                 info):
         """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
         ny = y.shape[0]
-        if KIND == COORDS:
-            size = coords.scratch_size(data[1])
-        elif KIND == RIGID:
-            size = rigid_dae.scratch_size(data[0])
-        else:
-            size = 3
+        md = kernels.borrowed(data[KIND])  # the machinery's data, without reference counting (a kernel argument)
+        size = scratch_size(md)
         A = np.empty((size, size))
         b = np.empty(size)
         K = np.empty((4, ny))  # k1..k4; row 0 is also the derivative at the new state, for the diagnostics
@@ -77,14 +74,9 @@ def _advance(KIND: int):
                             ys[i] = y[i]
                         ts = t
                     out = 0
-                # the machinery's own right-hand side, inlined: a helper taking ``data`` would copy the tuple of
-                # all three machineries' arrays per call (an atomic reference count each)
-                if KIND == COORDS:
-                    ok = coords.rhs(data[1], ts, ys, K[out], A, b)
-                elif KIND == RIGID:
-                    ok = rigid_dae.rhs(data[0], ts, ys, K[out], A, b)
-                else:
-                    ok = angular_velocity.rhs(data[2], ts, ys, K[out], A, b)
+                # the machinery's own right-hand side, inlined, taking its own data: a helper taking ``data``
+                # would copy the tuple of all three machineries' arrays per call (an atomic reference count each)
+                ok = rhs(md, ts, ys, K[out], A, b)
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0):
@@ -95,12 +87,7 @@ def _advance(KIND: int):
             t = ts
             if not ok:
                 K[0, :] = np.nan
-            if KIND == COORDS:
-                coords.diagnostics(data[1], y, K[0], d)
-            elif KIND == RIGID:
-                rigid.diagnostics_inline(data[0], y, K[0], d)
-            else:
-                angular_velocity.diagnostics(data[2], t, y, d)
+            diagnostics(md, t, y, K[0], d)
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
             if not ok:
                 info[kernels.INFO_TIME] = t

@@ -401,7 +401,7 @@ def _newton(cd, y, h, t, c, sc, maxima, info):
     code = kernels.CONTINUE
     rmax = 0.0
     prev_upd = np.inf
-    fresh = True
+    fresh = kernels.flag(True)  # the matrix at the first iterate; kernels.flag: _stage compiles once
     it = 0
     while it < c.max_iter:
         it += 1
@@ -428,7 +428,7 @@ def _velocity_stage(cd, M, y, h, c, sc):
     with G(q1) M^-1 p1 = 0 (module docstring), solved as the saddle-point system for qdot1 = M^-1 p1 and mu_s.
     False if it is singular."""
     n, m, s = c.n, c.m, c.s
-    _stages(cd, y, h, c, sc, False)
+    _stages(cd, y, h, c, sc, kernels.flag(False))  # no stage derivatives; kernels.flag: _stage compiles once
     for r in range(n):
         v = 0.0
         for i in range(s):
