@@ -39,7 +39,7 @@ SEED000_COMPOSED_STEPS = (1e-2, 5e-3, 2.5e-3, 1.25e-3)  # each step is 5, 9 or 1
 
 
 def seed000() -> int:
-    """Work-precision on seed 000's run: the Lie group methods, rk4 and rattlie composed to orders 4, 6 and 8
+    """Work-precision on seed 000's run: the Lie group methods, rk4, and rattlie and lgvi composed to orders 4, 6, 8
     (Newton to 1e-14, so that it does not floor their error) at halving steps, SciPy's DOP853 at tightening
     tolerances; error = max over the saved samples of the drawn points' distance to the reference (m)."""
     from solvers import references
@@ -49,7 +49,8 @@ def seed000() -> int:
     print("|---|---|---|---|---|---|")
     runs = [(m, f"h = {h:g}", {"h": h}, {}) for m in ("rattlie", "lgvi", "lie_galpha", "rk4") for h in SEED000_STEPS]
     runs += [(m, f"h = {h:g}", {"h": h}, {"newton_tol": 1e-14})
-             for m in ("rattlie_c4", "rattlie_c6", "rattlie_c8") for h in SEED000_COMPOSED_STEPS]
+             for m in ("rattlie_c4", "rattlie_c6", "rattlie_c8", "lgvi_c4", "lgvi_c6", "lgvi_c8")
+             for h in SEED000_COMPOSED_STEPS]
     runs += [("scipy_dop853", f"rtol = atol = {tol:g}", {"h": 1e-2}, {"rtol": tol, "atol": tol})
              for tol in SEED000_TOLS]
     for method, setting, step, options in runs:

@@ -188,12 +188,14 @@ def test_a_backward_sub_step_beyond_lees_limit_fails_where_lgvi_itself_does_not(
     assert res.message.endswith("try a smaller step") and list(res.t) == [0.0, 0.1]
 
 
-def test_rattlie_c8_reaches_1e_8_m_on_seed_000s_run_at_h_0_01():
-    """docs/methods.md's work-precision table: on seed 000's first 5 s, rattlie_c8 at h = 0.01 draws every point
-    within 1e-8 m of the reference (measured 3.0e-9 m), where rattlie needs h = 2.5e-4 for 1.1e-4 m."""
+@pytest.mark.parametrize("method", ["rattlie_c8", "lgvi_c8"])
+def test_order_8_reaches_1e_8_m_on_seed_000s_run_at_h_0_01(method):
+    """docs/methods.md's work-precision table: on seed 000's first 5 s, rattlie_c8 and lgvi_c8 at h = 0.01 draw
+    every point within 1e-8 m of the reference (measured 3.0e-9 and 3.3e-9 m), where rattlie needs h = 2.5e-4 for
+    1.1e-4 m."""
     from solvers import references
 
-    res = solvers.simulate("spatial_double_pendulum", "rattlie_c8", h=0.01, t_end=5.0,
+    res = solvers.simulate("spatial_double_pendulum", method, h=0.01, t_end=5.0,
                            options={"newton_tol": 1e-14})
     assert res.status == "ok", res.message
     assert references.error(res).max() <= 1e-8
