@@ -25,7 +25,7 @@ from numba import njit
 from .. import kernels
 from .. import tableau as tableau_mod
 from ..jit import python_function
-from ..models import angular_velocity, dispatch, rigid
+from ..models import angular_velocity, coords, dispatch, rigid, rigid_dae
 from ..models.dispatch import RIGID, ROTVEC
 from ..tableau import TableauOption, order_of, pack_tableau
 from .base import Method, Option
@@ -61,8 +61,7 @@ def report(work: np.ndarray, info: np.ndarray) -> dict[str, Any]:
 
 
 def _advance(KIND: int):
-    """The ERK kernel of one machinery (kernels.PerMachinery: it compiles only that machinery's functions)."""
-    scratch_size, rhs, diagnostics = dispatch.specialised(KIND)
+    """The ERK kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
 
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
@@ -70,6 +69,9 @@ def _advance(KIND: int):
         """ERK kernel (contract in solvers.kernels); opts layout in HEAD; work: _work_fields."""
         est_max, est_last = kernels.carve(work, _work_fields())
         ny = y.shape[0]
+        # the machineries' data without reference counting (kernel arguments, kernels.borrowed): each stage passes
+        # its machinery's to the inlined right-hand side, which otherwise costs an atomic count per array
+        rd, cd, vd = kernels.borrowed(data[0]), kernels.borrowed(data[1]), kernels.borrowed(data[2])
         ns = int(opts[O_S])
         D = opts[O_D]
         has_hat = opts[O_HAS_HAT] > 0.5
@@ -77,8 +79,7 @@ def _advance(KIND: int):
         bw0 = a0 + ns * ns
         c0 = bw0 + ns
         hat0 = c0 + ns
-        md = kernels.borrowed(data[KIND])  # the machinery's data, without reference counting (a kernel argument)
-        size = scratch_size(md)
+        size = dispatch.scratch_size(KIND, data)
         A = np.empty((size, size))
         b = np.empty(size)
         K = np.empty((ns, ny))  # k_1..k_s; row 0 is also the derivative at the new state, for the diagnostics
@@ -149,7 +150,7 @@ def _advance(KIND: int):
                             est_max[0] = max(est_max[0], est)
                             est_last[0] = est
                         if KIND == RIGID:
-                            rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
+                            rigid.orthonormalise(rd, ys)  # pinned bodies only (module docstring)
                         elif KIND == ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(ys, opts[O_THRESHOLD]):
                             info[kernels.INFO_SWITCHES] += 1.0
                         ts = t + h
@@ -161,7 +162,13 @@ def _advance(KIND: int):
                         ys[:] = y
                         ts = t
                     out = 0
-                ok = rhs(md, ts, ys, K[out], A, b)  # inlined at one call site (rk4's reasons)
+                # the machinery's own right-hand side, inlined at one call site (rk4's reasons)
+                if KIND == RIGID:
+                    ok = rigid_dae.rhs(rd, ts, ys, K[out], A, b)
+                elif KIND == ROTVEC:
+                    ok = angular_velocity.rhs(vd, ts, ys, K[out], A, b)
+                else:
+                    ok = coords.rhs(cd, ts, ys, K[out], A, b)
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0 or stage < ns):
@@ -172,7 +179,12 @@ def _advance(KIND: int):
             t = ts
             if not ok:
                 K[0, :] = np.nan
-            diagnostics(md, t, y, K[0], d)
+            if KIND == RIGID:
+                rigid.diagnostics_inline(rd, y, K[0], d)
+            elif KIND == ROTVEC:
+                angular_velocity.diagnostics(vd, t, y, d)
+            else:
+                coords.diagnostics(cd, y, K[0], d)
             if not ok:
                 info[kernels.INFO_TIME] = t  # the step is kept and recorded; the derivative at its end failed
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)

@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit
 
 from .. import kernels
-from ..models import angular_velocity, dispatch, rigid
-from ..models.dispatch import RIGID, ROTVEC
+from ..models import angular_velocity, coords, rigid, rigid_dae
+from ..models.dispatch import COORDS, RIGID, ROTVEC
 from .base import Method, Option
 
 # the option array's slots, in the order pack writes them
@@ -27,16 +27,22 @@ O_SWITCH, O_THRESHOLD = range(2)
 
 
 def _advance(KIND: int):
-    """The RK4 kernel of one machinery (kernels.PerMachinery: it compiles only that machinery's functions)."""
-    scratch_size, rhs, diagnostics = dispatch.specialised(KIND)
+    """The RK4 kernel of one machinery (kernels.PerMachinery: the other machineries' branches are pruned)."""
 
     @njit(cache=True)
     def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
                 info):
         """RK4 kernel (contract in solvers.kernels). opts = [switch (0/1), switch threshold]."""
         ny = y.shape[0]
-        md = kernels.borrowed(data[KIND])  # the machinery's data, without reference counting (a kernel argument)
-        size = scratch_size(md)
+        # the machineries' data without reference counting (kernel arguments, kernels.borrowed): each stage passes
+        # its machinery's to the inlined right-hand side, which otherwise costs an atomic count per array
+        rd, cd, vd = kernels.borrowed(data[0]), kernels.borrowed(data[1]), kernels.borrowed(data[2])
+        if KIND == COORDS:
+            size = coords.scratch_size(cd)
+        elif KIND == RIGID:
+            size = rigid_dae.scratch_size(rd)
+        else:
+            size = 3
         A = np.empty((size, size))
         b = np.empty(size)
         K = np.empty((4, ny))  # k1..k4; row 0 is also the derivative at the new state, for the diagnostics
@@ -62,7 +68,7 @@ def _advance(KIND: int):
                         if KIND == ROTVEC and opts[O_SWITCH] > 0.5 and angular_velocity.switch(ys, opts[O_THRESHOLD]):
                             info[kernels.INFO_SWITCHES] += 1.0
                         if KIND == RIGID:
-                            rigid.orthonormalise(data[0], ys)  # pinned bodies only (module docstring)
+                            rigid.orthonormalise(rd, ys)  # pinned bodies only (module docstring)
                         if not kernels.state_ok(ys):
                             info[kernels.INFO_TIME] = t + h
                             return s, kernels.NONFINITE, n_saved
@@ -74,9 +80,14 @@ def _advance(KIND: int):
                             ys[i] = y[i]
                         ts = t
                     out = 0
-                # the machinery's own right-hand side, inlined, taking its own data: a helper taking ``data``
-                # would copy the tuple of all three machineries' arrays per call (an atomic reference count each)
-                ok = rhs(md, ts, ys, K[out], A, b)
+                # the machinery's own right-hand side, inlined: a helper taking ``data`` would copy the tuple of
+                # all three machineries' arrays per call (an atomic reference count each)
+                if KIND == COORDS:
+                    ok = coords.rhs(cd, ts, ys, K[out], A, b)
+                elif KIND == RIGID:
+                    ok = rigid_dae.rhs(rd, ts, ys, K[out], A, b)
+                else:
+                    ok = angular_velocity.rhs(vd, ts, ys, K[out], A, b)
                 if not ok:
                     break
             if not ok and (out != 0 or s < 0):
@@ -87,7 +98,12 @@ def _advance(KIND: int):
             t = ts
             if not ok:
                 K[0, :] = np.nan
-            diagnostics(md, t, y, K[0], d)
+            if KIND == COORDS:
+                coords.diagnostics(cd, y, K[0], d)
+            elif KIND == RIGID:
+                rigid.diagnostics_inline(rd, y, K[0], d)
+            else:
+                angular_velocity.diagnostics(vd, t, y, d)
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
             if not ok:
                 info[kernels.INFO_TIME] = t

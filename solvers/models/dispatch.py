@@ -90,38 +90,6 @@ def diagnostics(kind: int, data: tuple, t: float, y: np.ndarray, ydot: np.ndarra
         angular_velocity.diagnostics(data[2], t, y, d)
 
 
-@njit(cache=True, inline="always")
-def _rigid_diagnostics(rd, t: float, y: np.ndarray, ydot: np.ndarray, d: np.ndarray) -> None:
-    rigid.diagnostics_inline(rd, y, ydot, d)
-
-
-@njit(cache=True, inline="always")
-def _coords_diagnostics(cd, t: float, y: np.ndarray, ydot: np.ndarray, d: np.ndarray) -> None:
-    coords.diagnostics(cd, y, ydot, d)
-
-
-@njit(cache=True, inline="always")
-def _rotvec_diagnostics(vd, t: float, y: np.ndarray, ydot: np.ndarray, d: np.ndarray) -> None:
-    angular_velocity.diagnostics(vd, t, y, d)
-
-
-@njit(cache=True, inline="always")
-def _rotvec_scratch_size(vd) -> int:
-    return 3
-
-
-def specialised(kind: int) -> tuple[Callable[..., int], Callable[..., bool], Callable[..., None]]:
-    """One machinery's compiled ``scratch_size(md)``, ``rhs(md, t, y, ydot, A, b)`` and
-    ``diagnostics(md, t, y, ydot, d)``, where ``md = data[kind]``: the same signatures for the three machineries,
-    for a kernel specialised on its machinery (kernels.PerMachinery) to call without a branch on ``kind``. The
-    constrained machineries' are inlined (every stage of the explicit kernels calls them)."""
-    if kind == RIGID:
-        return rigid_dae.scratch_size, rigid_dae.rhs, _rigid_diagnostics
-    if kind == COORDS:
-        return coords.scratch_size, coords.rhs, _coords_diagnostics
-    return _rotvec_scratch_size, angular_velocity.rhs, _rotvec_diagnostics
-
-
 @njit(cache=True)
 def scratch_size(kind: int, data: tuple) -> int:
     """An upper bound on the size of the model's saddle-point systems."""
