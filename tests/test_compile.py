@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from solvers import api, kernels
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solvers import api, jit, kernels
 from solvers.registry import BENCHMARKS, METHODS, applies
 
 
@@ -35,6 +42,32 @@ def test_the_warm_up_compiles_every_distinct_kernel_once() -> None:
     assert all(m != "lgvi_lagrangian" for m, _ in tasks)
     assert sum(m.startswith("midpoint") for m, _ in tasks) == 2  # its planar and its rigid machinery
     assert sum(m == "rk4" for m, _ in tasks) == 3  # rk4 runs on all three machineries
+
+
+# Every compiled function the warm-up's runs compile, by qualified name: numba fires "numba:compile" only when a
+# dispatcher compiles, not when it loads a signature from the on-disk cache.
+_COMPILES = """
+import json
+from numba.core import event
+from solvers import api
+with event.install_recorder("numba:compile") as rec:
+    api.warmup(verbose=False)
+names = sorted({e.data["dispatcher"].py_func.__qualname__ for _, e in rec.buffer if e.is_start})
+print(json.dumps(names))
+"""
+
+
+@pytest.mark.skipif(not jit.COMPILED, reason="kernels interpreted (NUMBA_DISABLE_JIT)")
+def test_after_the_warm_up_a_new_process_compiles_nothing() -> None:
+    """A kernel that misses numba's on-disk cache compiles again in every new process, in every server worker and
+    job (a closure that captured compiled functions did: rk4 31-52 s a process). After the warm-up, a new process
+    running every warm-up pair loads them all and compiles nothing."""
+    root = Path(__file__).resolve().parents[1]
+    if not api.kernels_ready():  # `make test` warms up first; a bare pytest does it here
+        subprocess.run([sys.executable, "-m", "solvers", "warmup", "--jobs", "2"], cwd=root, check=True,
+                       capture_output=True)
+    out = subprocess.run([sys.executable, "-c", _COMPILES], cwd=root, check=True, capture_output=True, text=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
 
