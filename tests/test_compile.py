@@ -52,7 +52,8 @@ from numba.core import event
 from solvers import api
 with event.install_recorder("numba:compile") as rec:
     api.warmup(verbose=False)
-names = sorted({e.data["dispatcher"].py_func.__qualname__ for _, e in rec.buffer if e.is_start})
+f = [e.data["dispatcher"].py_func for _, e in rec.buffer if e.is_start]
+names = sorted({g.__module__ + "." + g.__qualname__ for g in f})
 print(json.dumps(names))
 """
 

@@ -393,9 +393,9 @@ def _position_stage(rd, q_start, sc: _Scratch, G0, G1, hs: float, schur: bool, k
     code = kernels.CONTINUE
     res = np.inf
     restarted = False
-    # the Newton matrix is evaluated at this iterate (simplified Newton: kept while it contracts); a bool from a
-    # comparison, not the constant True: numba compiles a part called with a literal once for the literal too
-    fresh = max_iter > 0
+    # the Newton matrix is evaluated at this iterate (simplified Newton: kept while it contracts); a run-time bool,
+    # not the constant True: numba compiles a part called with a literal once for the literal too (kernels.flag)
+    fresh = kernels.flag(True)
     blocks = schur
     it = 0
     while it < max_iter:
@@ -445,7 +445,7 @@ def _position_stage(rd, q_start, sc: _Scratch, G0, G1, hs: float, schur: bool, k
                 for r in range(3):
                     sc.z[rd.v_off[i] + r] = 0.0
             prev = np.inf
-            fresh = max_iter > 0
+            fresh = kernels.flag(True)
             continue
         # simplified Newton: the next iteration keeps this Newton matrix while the iterate moves little from
         # where it was evaluated (the update is then O(|update| |previous update|), nearly Newton's) and the
