@@ -545,9 +545,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     """Hermite DVI kernel (contract in solvers.kernels). opts: see pack; work = [w_older = qdot_{k-1}, w_old =
     qdot_k (velocity history for the acceleration diagnostic), qh1 = q_{k-1}, qh2 = q_{k-2}, xh1 = X_{k-1},
     xh2 = X_{k-2} (n each), muh1 = mu_{k-1}, muh2 = mu_{k-2} (m each)] (_work_fields)."""
-    cd = data[1]
-    M = cd.mass_matrix
     # the arguments outlive the call: their borrowed forms cost no reference counting (kernels.borrowed)
+    cd = kernels.borrowed(data[1])
+    M = cd.mass_matrix
     y, work, samples, maxima, ref, info = kernels.borrowed((y, work, samples, maxima, ref, info))
     consts = _consts(cd, opts, h)
     c = kernels.borrowed(consts)

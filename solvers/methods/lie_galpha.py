@@ -472,7 +472,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     if kind != dispatch.RIGID:
         info[kernels.INFO_TIME] = t_start + k0 * h
         return 0, kernels.DOMAIN, n_saved
-    rd = data[0]
+    rd = kernels.borrowed(data[0])  # the argument outlives the call: no reference counting (kernels.borrowed)
     mass, inertia, grav, jb, jp = rd.mass, rd.inertia, rd.gravity, rd.joint_bodies, rd.joint_points
     alpha_m, alpha_f, gamma, beta = opts[O_ALPHA_M], opts[O_ALPHA_F], opts[O_GAMMA], opts[O_BETA]
     tol = opts[O_TOL]

@@ -460,7 +460,10 @@ def _advance(KIND: int):
         max_iter = int(opts[O_MAX_ITER])
         gimbal_tol = opts[O_GIMBAL_TOL]
         ny = y.shape[0]
-        size = max(rigid_dae.scratch_size(data[0]), 12) if KIND == RIGID else max(coords.scratch_size(data[1]), 12)
+        # the machineries' data without reference counting (kernel arguments, kernels.borrowed): the diagnostics
+        # take it every step
+        rd, cd = kernels.borrowed(data[0]), kernels.borrowed(data[1])
+        size = max(rigid_dae.scratch_size(rd), 12) if KIND == RIGID else max(coords.scratch_size(cd), 12)
         A = np.empty((size, size))
         b = np.empty(size)
         acc = np.empty(ny)
@@ -487,7 +490,6 @@ def _advance(KIND: int):
                 info[kernels.INFO_TIME] = t_start + k0 * h
                 return 0, kernels.SINGULAR, n_saved
         else:
-            cd = data[1]
             Jm = cd.mass_matrix[0, 0]
             amp = cd.cos_terms[0, 1]  # the one term a cos(q + phi) of U
             phi = cd.cos_terms[0, 2]
@@ -502,8 +504,8 @@ def _advance(KIND: int):
                     if abs(math.cos(th[1])) < gimbal_tol:
                         info[kernels.INFO_TIME] = t
                         return 0, kernels.DOMAIN, n_saved
-                ok = (rigid_dae.rhs_call(data[0], t, y, acc, A, b) if KIND == RIGID
-                      else coords.rhs_call(data[1], t, y, acc, A, b))
+                ok = (rigid_dae.rhs_call(rd, t, y, acc, A, b) if KIND == RIGID
+                      else coords.rhs_call(cd, t, y, acc, A, b))
                 if not ok:
                     info[kernels.INFO_TIME] = t
                     return 0, kernels.SINGULAR, n_saved
@@ -529,9 +531,9 @@ def _advance(KIND: int):
                     acc[0] = y[1]
                     acc[1] = amp * math.sin(y[0] + phi) / Jm
             if KIND == RIGID:
-                rigid.diagnostics(data[0], y, acc, d)
+                rigid.diagnostics(rd, y, acc, d)
             else:
-                coords.diagnostics(data[1], y, acc, d)
+                coords.diagnostics(cd, y, acc, d)
             n_saved = kernels.record(samples, n_saved, maxima, ref, t, y, d, k0 + s + 1, stride, last)
         return n_steps, kernels.OK, n_saved
 
