@@ -37,10 +37,14 @@ HEAD = 5  # opts: switch, threshold, then the tableau (solvers.tableau.pack_tabl
 O_SWITCH, O_THRESHOLD, O_S, O_D, O_HAS_HAT = range(5)
 
 
+def pack_switch(o: dict[str, Any]) -> np.ndarray:
+    """The option array's head, slots O_SWITCH and O_THRESHOLD: rk4's whole option array."""
+    return np.array([1.0 if o["switch"] else 0.0, o["switch_threshold"]])
+
+
 def pack(o: dict[str, Any]) -> np.ndarray:
     """Kernel option array: [switch, threshold] and the tableau (HEAD)."""
-    return np.concatenate([[1.0 if o["switch"] else 0.0, o["switch_threshold"]],
-                           pack_tableau(tableau_mod.tableau(o["tableau"]))])
+    return np.concatenate([pack_switch(o), pack_tableau(tableau_mod.tableau(o["tableau"]))])
 
 
 @njit(cache=True)

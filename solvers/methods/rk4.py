@@ -15,19 +15,11 @@ one loop for both, and rk4 without the cost of erk's general loops over the tabl
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .. import kernels
 from . import erk
 from .base import Method, Option
-
-
-def pack(o: dict[str, Any]) -> np.ndarray:
-    """Kernel option array: [switch, threshold]."""
-    return np.array([1.0 if o["switch"] else 0.0, o["switch_threshold"]])
-
 
 METHOD = Method(
     id="rk4",
@@ -48,6 +40,6 @@ METHOD = Method(
             benchmarks=("angular_velocity",),
         ),
     },
-    pack=pack,
+    pack=erk.pack_switch,
     properties=("explicit", "fixed step"),
 )
