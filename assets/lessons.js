@@ -28,7 +28,7 @@
     const root = document.getElementById('lessons-root');
     if (!root || root.classList.contains('presenter')) return;
     const body = document.getElementById('lessons-body');
-    const m = body && body.className.match(/step-(\d+)/);
+    const m = body && root.className.match(/step-(\d+)/);
     const step = m && body.children[Number(m[1])];
     if (step) step.scrollIntoView({behavior: 'smooth', block: 'nearest'});
   }

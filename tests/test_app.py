@@ -444,3 +444,26 @@ def test_the_trajectory_axis_title_groups_a_points_coordinates_and_stays_short()
     assert figures.components_title(["P1.x", "P1.y", "P2.x", "theta"]) == "P1.x/y, P2.x, theta"
     long = figures.components_title([f"P{i}.x" for i in range(1, 20)])
     assert len(long) <= 30 and long.endswith("…")
+
+
+def _outputs(spec: str) -> list[tuple[str, str]]:
+    """(component id, prop) of each output in a Dash callback's output spec ("id.prop", "..a.p...b.q.." when there
+    are several, "@<hash>" after a duplicate)."""
+    parts = spec[2:-2].split("...") if spec.startswith("..") else [spec]
+    return [tuple(p.split("@")[0].rsplit(".", 1)) for p in parts]
+
+
+def test_no_component_gets_its_children_and_another_prop_from_callbacks():
+    """Dash's renderer keeps only the last update's changed props of a component until it draws it again: a class
+    written after new children from another callback, in one batch, drew the component with its old children (the
+    lessons page kept "Running the demo…" under a computed demo; 1 run in 8-25 of fast keys under load). A
+    component whose children a callback writes therefore gets no other prop from any callback."""
+    from app import main
+
+    props: dict[str, set[str]] = {}
+    for cb in main.app._callback_list:
+        for cid, prop in _outputs(cb["output"]):
+            props.setdefault(cid, set()).add(prop)
+    assert "lessons-body" in props and "lessons-root" in props  # the specs were read (the lessons page's outputs)
+    mixed = {cid: sorted(p) for cid, p in props.items() if "children" in p and len(p) > 1}
+    assert not mixed, mixed

@@ -161,14 +161,15 @@ def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
     assert started_jobs == [], started_jobs
 
 
-# every animation frame: the counter, the lesson the page is at (the body's for-<id> class) and the visible step's
+# every animation frame: the counter, the lesson the page is at (the root's for-<id> class) and the visible step's
 # own lesson and step (data-lesson, data-step), its title and the ids of the charts in it
 RECORD_FRAMES_JS = """() => {
     window.__frames = [];
     const sample = () => {
         const body = document.getElementById('lessons-body');
-        if (body) {
-            const m = body.className.match(/step-(\\d+) for-(\\S+)/);
+        const root = document.getElementById('lessons-root');
+        if (body && root) {
+            const m = root.className.match(/step-(\\d+) for-(\\S+)/);
             const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
                                                          && getComputedStyle(c).visibility !== 'hidden');
             const svg = visible[0] && visible[0].querySelector('.main-svg');
@@ -206,6 +207,28 @@ def _wrong_frames(frames: list[dict]) -> list[tuple[float, dict]]:
     return wrong
 
 
+def _dash_log(page) -> list[str]:
+    """Every Dash callback answer the page receives, one line each: seconds since the page opened, the outputs it
+    sets and, for the lesson's rendering, which lesson and value it is of (read when a chart never appears)."""
+    log: list[str] = []
+    start = time.perf_counter()
+
+    def answer(response) -> None:
+        if "_dash-update-component" not in response.url:
+            return
+        with contextlib.suppress(Exception):
+            asked = response.request.post_data_json or {}
+            said = response.json() if response.status == 200 else {}
+            rendered = (said.get("response") or {}).get("lessons-rendered", {}).get("data") or {}
+            what = f" rendered {rendered.get('lesson')}@{rendered.get('value')}" if rendered else ""
+            jobs = "job" if "cacheKey" in said else ""
+            log.append(f"{time.perf_counter() - start:.2f} {response.status} {asked.get('output', '')[:60]} "
+                       f"{list((said.get('response') or {}).keys())}{what} {jobs}".strip())
+
+    page.on("response", answer)
+    return log
+
+
 def _presenter(browser):
     """A 1280 x 720 page (a projector) that records every frame of every document it opens (RECORD_FRAMES_JS)."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -220,6 +243,7 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
     (the counter, the step and a new lesson's placeholder change in one callback; the server's rendering is shown
     only if it is of the lesson the page is at), and every step of every lesson was on the screen."""
     context, page = _presenter(browser)
+    answers = _dash_log(page)
     try:
         _open(page, live_server, lesson="energy", present=1)
         presses = sum(SIZES.values()) - 1
@@ -237,7 +261,8 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
                                  "document.querySelector('#lessons-body > [data-lesson]')?.dataset.lesson, "
                                  "document.querySelector('#lessons-body')?.lastElementChild?.innerText?.slice(0, 200), "
                                  "(window.__frames || []).slice(-1)]")
-            raise AssertionError(f"no try-it chart; status, counter, shown lesson, last step, frame: {said}") from exc
+            raise AssertionError(f"no try-it chart; status, counter, shown lesson, last step, frame: {said}; "
+                                 f"the server's last answers: {answers[-25:]}") from exc
         page.wait_for_timeout(300)
         frames = page.evaluate("() => window.__frames")
         wrong = _wrong_frames(frames)
@@ -287,7 +312,7 @@ def test_back_returns_to_the_step_the_page_left(browser, live_server):
         page.reload()
         page.wait_for_function(f"() => document.getElementById('lessons-position')?.textContent === '{last}'")
         assert page.locator("#lessons-root.presenter").count() == 1
-        assert page.eval_on_selector("#lessons-body", "b => b.className") == (
-            f"lesson-body step-{SIZES['constraints'] - 1} for-constraints")
+        assert page.eval_on_selector("#lessons-root", "b => b.className") == (
+            f"lessons presenter step-{SIZES['constraints'] - 1} for-constraints")
     finally:
         context.close()

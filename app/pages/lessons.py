@@ -69,8 +69,7 @@ def layout(**query) -> html.Div:
                 className="lesson-nav",
             ),
             # the counter, the step and the lesson's placeholder agree from the first paint on
-            html.Div(placeholders[lesson]["body"], id="lessons-body",
-                     className=f"lesson-body step-{step} for-{lesson}"),
+            html.Div(placeholders[lesson]["body"], id="lessons-body", className="lesson-body"),
             dcc.Store(id="lessons-lesson", data=lesson),
             dcc.Store(id="lessons-step", data=step),
             dcc.Store(id="lessons-value", data=None),
@@ -86,8 +85,17 @@ def layout(**query) -> html.Div:
             dcc.Graph(id="lessons-preload", style={"display": "none"}),
         ],
         id="lessons-root",
-        className="lessons presenter" if present else "lessons",
+        className=root_class(present, step, lesson),
     )
+
+
+def root_class(present: bool, step: int, lesson_id: str) -> str:
+    """The page's classes: presenter mode, and the step and lesson it is at (the style sheet shows that step).
+
+    They sit on the root, not on ``lessons-body``, whose children two callbacks replace: Dash's renderer keeps only
+    the last update's changed props of a component until it draws it again, so a class update that came after new
+    children in one batch drew the component with its old children (the placeholder stayed on the screen)."""
+    return ("lessons presenter" if present else "lessons") + f" step-{step} for-{lesson_id}"
 
 
 def _step(lesson_id: str, k: int, children: list) -> html.Div:
@@ -220,10 +228,11 @@ def toggle_presenter(clicks):
 
 
 # What the page shows, in one callback so that the counter and the content change in the same frame: the step
-# (the body's class picks the visible step), the counter and, when the lesson changes, the new lesson's placeholder
-# (its title, question and "running"). It takes nothing the server computes as an input: Dash runs a callback only
-# once every callback upstream of its inputs has answered, so an input fed by the server (the rendering) would hold
-# the counter and placeholder back until the server's answer, while the old lesson's content stayed on the screen.
+# (the root's class picks the visible step, see root_class), the counter and, when the lesson changes, the new
+# lesson's placeholder (its title, question and "running"). It takes nothing the server computes as an input: Dash
+# runs a callback only once every callback upstream of its inputs has answered, so an input fed by the server (the
+# rendering) would hold the counter and placeholder back until the server's answer, while the old lesson's content
+# stayed on the screen.
 # The address follows the step (replaced, not pushed: Back leaves the page, and returns to this very step).
 #
 # The body is replaced only when the page shows another lesson's, read from the page itself (the children State is
@@ -244,14 +253,12 @@ clientside_callback(
         const query = '?lesson=' + encodeURIComponent(lesson) + '&step=' + step + (presenter ? '&present=1' : '');
         if (window.location.search !== query) window.history.replaceState(window.history.state, '', query);
         return [
-            'lesson-body step-' + step + ' for-' + lesson,
-            presenter ? 'lessons presenter' : 'lessons',
+            (presenter ? 'lessons presenter' : 'lessons') + ' step-' + step + ' for-' + lesson,
             'Step ' + (step + 1) + ' of ' + sizes[lesson],
             presenter ? 'Leave presenter mode' : 'Presenter mode',
             body,
         ];
     }""",
-    Output("lessons-body", "className"),
     Output("lessons-root", "className"),
     Output("lessons-position", "children"),
     Output("lessons-present", "children"),
