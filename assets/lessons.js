@@ -25,10 +25,10 @@
     })();
   }
   function scrollToStep() {  // a student's page (not presenter mode): bring the current step into view
-    const root = document.getElementById('lessons-root');
-    if (!root || root.classList.contains('presenter')) return;
+    const at = document.getElementById('lessons-at');
+    if (!at || at.classList.contains('presenter')) return;
     const body = document.getElementById('lessons-body');
-    const m = body && root.className.match(/step-(\d+)/);
+    const m = body && at.className.match(/step-(\d+)/);
     const step = m && body.children[Number(m[1])];
     if (step) step.scrollIntoView({behavior: 'smooth', block: 'nearest'});
   }

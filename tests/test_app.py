@@ -446,6 +446,7 @@ def test_the_trajectory_axis_title_groups_a_points_coordinates_and_stays_short()
     assert len(long) <= 30 and long.endswith("…")
 
 
+
 def _outputs(spec: str) -> list[tuple[str, str]]:
     """(component id, prop) of each output in a Dash callback's output spec ("id.prop", "..a.p...b.q.." when there
     are several, "@<hash>" after a duplicate)."""
@@ -453,17 +454,45 @@ def _outputs(spec: str) -> list[tuple[str, str]]:
     return [tuple(p.split("@")[0].rsplit(".", 1)) for p in parts]
 
 
-def test_no_component_gets_its_children_and_another_prop_from_callbacks():
-    """Dash's renderer keeps only the last update's changed props of a component until it draws it again: a class
-    written after new children from another callback, in one batch, drew the component with its old children (the
-    lessons page kept "Running the demo…" under a computed demo; 1 run in 8-25 of fast keys under load). A
-    component whose children a callback writes therefore gets no other prop from any callback."""
+def _ancestors(node, around: tuple[str, ...] = (), found: dict | None = None) -> dict[str, tuple[str, ...]]:
+    """The ids of the elements around each element with a string id in a layout."""
+    from dash.development.base_component import Component
+
+    found = {} if found is None else found
+    if isinstance(node, (list, tuple)):
+        for child in node:
+            _ancestors(child, around, found)
+    elif isinstance(node, Component):
+        own = getattr(node, "id", None)
+        if isinstance(own, str):
+            found[own] = around
+            around = (*around, own)
+        _ancestors(getattr(node, "children", None), around, found)
+    return found
+
+
+def test_no_callback_updates_an_element_whose_children_another_replaces_nor_one_around_it():
+    """Dash's renderer keeps only the last update's changed props of an element until it draws it again: a class
+    written on the lessons body, or on the element around it, in the same batch as the body's new children drew the
+    body with its old children (the lessons page kept "Running the demo…" over a computed demo; 4 runs in 52 of fast
+    keys beside three CPU hogs). So an element whose children a callback writes gets no other prop from any
+    callback, and no element around it gets a prop other than its children (which replace it whole)."""
+    import dash
+
     from app import main
 
     props: dict[str, set[str]] = {}
     for cb in main.app._callback_list:
         for cid, prop in _outputs(cb["output"]):
             props.setdefault(cid, set()).add(prop)
-    assert "lessons-body" in props and "lessons-root" in props  # the specs were read (the lessons page's outputs)
-    mixed = {cid: sorted(p) for cid, p in props.items() if "children" in p and len(p) > 1}
-    assert not mixed, mixed
+    assert {"children"} == props["lessons-body"] and "className" in props["lessons-at"]  # the specs were read
+    wrong = []
+    for page in dash.page_registry.values():
+        around = _ancestors(page["layout"]() if callable(page["layout"]) else page["layout"])
+        assert "lessons-body" in around or page["path"] != "/lessons"
+        for cid, written in props.items():
+            if "children" in written and cid in around:
+                wrong += [(page["path"], cid, sorted(written))] if len(written) > 1 else []
+                wrong += [(page["path"], cid, a, sorted(props[a] - {"children"}))
+                          for a in around[cid] if props.get(a, {"children"}) - {"children"}]
+    assert not wrong, wrong

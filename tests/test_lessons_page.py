@@ -161,15 +161,15 @@ def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
     assert started_jobs == [], started_jobs
 
 
-# every animation frame: the counter, the lesson the page is at (the root's for-<id> class) and the visible step's
+# every animation frame: the counter, the lesson the page is at (lessons-at's for-<id> class) and the visible step's
 # own lesson and step (data-lesson, data-step), its title and the ids of the charts in it
 RECORD_FRAMES_JS = """() => {
     window.__frames = [];
     const sample = () => {
         const body = document.getElementById('lessons-body');
-        const root = document.getElementById('lessons-root');
-        if (body && root) {
-            const m = root.className.match(/step-(\\d+) for-(\\S+)/);
+        const at = document.getElementById('lessons-at');
+        if (body && at) {
+            const m = at.className.match(/step-(\\d+) for-(\\S+)/);
             const visible = [...body.children].filter(c => c.getBoundingClientRect().height > 0
                                                          && getComputedStyle(c).visibility !== 'hidden');
             const svg = visible[0] && visible[0].querySelector('.main-svg');
@@ -311,8 +311,8 @@ def test_back_returns_to_the_step_the_page_left(browser, live_server):
         assert not wrong, [w for w in wrong if w[0] > 0][:5]
         page.reload()
         page.wait_for_function(f"() => document.getElementById('lessons-position')?.textContent === '{last}'")
-        assert page.locator("#lessons-root.presenter").count() == 1
-        assert page.eval_on_selector("#lessons-root", "b => b.className") == (
-            f"lessons presenter step-{SIZES['constraints'] - 1} for-constraints")
+        assert page.locator("#lessons-at.presenter").count() == 1
+        assert page.eval_on_selector("#lessons-at", "b => b.className") == (
+            f"lessons-at presenter step-{SIZES['constraints'] - 1} for-constraints")
     finally:
         context.close()

@@ -23,6 +23,7 @@ from app.layout import status
 dash.register_page(__name__, path="/lessons", name="Lessons", title="Integrator Lab: lessons", order=3)
 
 GRAPH_CONFIG = {"displayModeBar": False, "responsive": True}  # no toolbar clutter on a projector
+WATCH_MS = 700  # how often the page checks that a computed demo of the lesson it is at is the one on the screen
 
 
 def _steps(lesson_id: str) -> int:
@@ -69,6 +70,7 @@ def layout(**query) -> html.Div:
                 className="lesson-nav",
             ),
             # the counter, the step and the lesson's placeholder agree from the first paint on
+            html.Div(id="lessons-at", className=at_class(present, step, lesson), hidden=True),
             html.Div(placeholders[lesson]["body"], id="lessons-body", className="lesson-body"),
             dcc.Store(id="lessons-lesson", data=lesson),
             dcc.Store(id="lessons-step", data=step),
@@ -81,27 +83,38 @@ def layout(**query) -> html.Div:
             dcc.Store(id="lessons-placeholders", data=placeholders),
             dcc.Store(id="lessons-sizes", data={lid: _steps(lid) for lid in lv.lesson_ids()}),
             dcc.Store(id="lessons-status-ended"),
+            dcc.Interval(id="lessons-watch", interval=WATCH_MS),
             # a hidden graph makes the browser fetch plotly.js with the page, not when the first chart arrives
             dcc.Graph(id="lessons-preload", style={"display": "none"}),
         ],
         id="lessons-root",
-        className=root_class(present, step, lesson),
+        className="lessons",
     )
 
 
-def root_class(present: bool, step: int, lesson_id: str) -> str:
-    """The page's classes: presenter mode, and the step and lesson it is at (the style sheet shows that step).
+def at_class(present: bool, step: int, lesson_id: str) -> str:
+    """Where the page is: presenter mode, the step and the lesson, as the classes of ``lessons-at``, an empty
+    element before ``lessons-body`` that the style sheet reads (``.lessons-at.step-2 ~ .lesson-body``,
+    ``.lessons:has(> .lessons-at.presenter)``).
 
-    They sit on the root, not on ``lessons-body``, whose children two callbacks replace: Dash's renderer keeps only
-    the last update's changed props of a component until it draws it again, so a class update that came after new
-    children in one batch drew the component with its old children (the placeholder stayed on the screen)."""
-    return ("lessons presenter" if present else "lessons") + f" step-{step} for-{lesson_id}"
+    Not on ``lessons-body`` nor on the root around it: two callbacks replace the body's children, and Dash's
+    renderer drew the body with its old children when another update of the body or of its parent came in the same
+    batch (only the last update's changed props are kept until the next drawing), so the placeholder ("Running the
+    demo…") stayed over a computed demo."""
+    return ("lessons-at presenter" if present else "lessons-at") + f" step-{step} for-{lesson_id}"
 
 
-def _step(lesson_id: str, k: int, children: list) -> html.Div:
+def _step(lesson_id: str, k: int, children: list, shows: str = "") -> html.Div:
     """One step of a lesson: it carries its lesson and step (data-lesson, data-step) so that the page and its tests
-    can tell which lesson's content is on the screen."""
-    return html.Div(children, className="lesson-step", **{"data-lesson": lesson_id, "data-step": str(k)})
+    can tell which lesson's content is on the screen; a computed body's first step also says which run it shows
+    (data-shows, :func:`_shows`)."""
+    return html.Div(children, className="lesson-step",
+                    **{"data-lesson": lesson_id, "data-step": str(k), **({"data-shows": shows} if shows else {})})
+
+
+def _shows(lesson_id: str, value: float, data: dict | None) -> str:
+    """Which computed demo a body shows ("" for a placeholder or a demo still running)."""
+    return f"{lesson_id}@{value!r}" if data is not None else ""
 
 
 def placeholder(lesson_id: str) -> list:
@@ -119,7 +132,7 @@ def body(lesson_id: str, value: float, data: dict | None, presenter: bool, runni
     chart, the lesson's first, redrawn in place when the value changes)."""
     lesson = lv.describe(lesson_id)
     n = lesson.n_charts
-    question = _step(lesson_id, 0, [
+    question = _step(lesson_id, 0, shows=_shows(lesson_id, value, data), children=[
         html.H2(f"{lv.lesson_ids().index(lesson_id) + 1}. {lesson.title}", className="lesson-title"),
         html.P(f"From {lesson.source}.", className="lesson-source"),
         html.P(lesson.question, className="lesson-question"),
@@ -162,7 +175,8 @@ def body(lesson_id: str, value: float, data: dict | None, presenter: bool, runni
 
 def rendered(lesson_id: str, value: float, data: dict | None, presenter: bool, running: str = "") -> dict:
     """The lessons-rendered store: the body with the lesson and value it shows."""
-    return {"lesson": lesson_id, "value": value, "body": body(lesson_id, value, data, presenter, running)}
+    return {"lesson": lesson_id, "value": value, "shows": _shows(lesson_id, value, data),
+            "body": body(lesson_id, value, data, presenter, running)}
 
 
 # moving between steps and lessons runs in the browser: no round trip per key press, none lost when keys come fast
@@ -228,7 +242,7 @@ def toggle_presenter(clicks):
 
 
 # What the page shows, in one callback so that the counter and the content change in the same frame: the step
-# (the root's class picks the visible step, see root_class), the counter and, when the lesson changes, the new
+# (lessons-at's class picks the visible step, see at_class), the counter and, when the lesson changes, the new
 # lesson's placeholder (its title, question and "running"). It takes nothing the server computes as an input: Dash
 # runs a callback only once every callback upstream of its inputs has answered, so an input fed by the server (the
 # rendering) would hold the counter and placeholder back until the server's answer, while the old lesson's content
@@ -253,13 +267,13 @@ clientside_callback(
         const query = '?lesson=' + encodeURIComponent(lesson) + '&step=' + step + (presenter ? '&present=1' : '');
         if (window.location.search !== query) window.history.replaceState(window.history.state, '', query);
         return [
-            (presenter ? 'lessons presenter' : 'lessons') + ' step-' + step + ' for-' + lesson,
+            (presenter ? 'lessons-at presenter' : 'lessons-at') + ' step-' + step + ' for-' + lesson,
             'Step ' + (step + 1) + ' of ' + sizes[lesson],
             presenter ? 'Leave presenter mode' : 'Presenter mode',
             body,
         ];
     }""",
-    Output("lessons-root", "className"),
+    Output("lessons-at", "className"),
     Output("lessons-position", "children"),
     Output("lessons-present", "children"),
     Output("lessons-body", "children"),
@@ -303,6 +317,32 @@ clientside_callback(
     }""",
     Output("lessons-body", "children", allow_duplicate=True),
     Input("lessons-rendered", "data"),
+    State("lessons-lesson", "data"),
+    State("lessons-value", "data"),
+    State("lessons-placeholders", "data"),
+    prevent_initial_call=True,
+)
+
+
+# The watch: the server's rendering of the lesson and value the page is at is on the screen, not its placeholder.
+# With keys pressed ten times a second on a loaded machine, the renderer sometimes did not draw a body the callback
+# above had put in the layout (1-2 runs in 30 beside three CPU hogs, with the other updates of the body and of the
+# element around it moved away: callback logs showed the rendering in the layout and the placeholder on the screen
+# until the end); the watch puts it there again. It only reads the page: no request, nothing when all is drawn.
+clientside_callback(
+    """(n, rendered, lesson, value, placeholders) => {
+        const nu = window.dash_clientside.no_update;
+        const holder = placeholders[lesson];
+        if (!rendered || !rendered.shows || !holder) return nu;
+        const want = value === null || value === undefined ? holder.default : value;
+        if (rendered.lesson !== lesson || rendered.value !== want) return nu;
+        const shown = document.querySelector('#lessons-body > [data-lesson]');
+        if (!shown || shown.dataset.lesson !== lesson || shown.dataset.shows === rendered.shows) return nu;
+        return rendered.body;
+    }""",
+    Output("lessons-body", "children", allow_duplicate=True),
+    Input("lessons-watch", "n_intervals"),
+    State("lessons-rendered", "data"),
     State("lessons-lesson", "data"),
     State("lessons-value", "data"),
     State("lessons-placeholders", "data"),
