@@ -101,6 +101,101 @@ def test_the_arrow_keys_move_between_steps_and_lessons(page, live_server):
     page.wait_for_selector("text=3. Rotations stay rotations")
 
 
+
+# lessons.move (assets/lessons.js) called as Dash calls it, with the inputs that fired in one call
+MOVE_JS = """([fired, go, lesson, step, sizes]) => {
+    const dc = window.dash_clientside;
+    dc.callback_context = {triggered: fired.map((p) => ({prop_id: p, value: 0}))};
+    try {
+        return dc.lessons.move([], 0, 1, go, lesson, step, sizes).map((x) => x === dc.no_update ? 'same' : x);
+    } finally { delete dc.callback_context; }
+}"""
+
+
+def test_a_click_merged_with_a_new_bodys_run_button_still_moves(page, live_server):
+    """Dash fires the move callback when a new body's "Run the demo" button (0 clicks) is drawn, and merges that
+    call with a pending click of Next or Back, in either order: the click still moves the page (read as the first
+    input alone, it was lost). A real click of "Run the demo" and of a tab still count."""
+    _open(page, live_server, lesson="energy")
+    ids = list(SIZES)
+    first, second = ids[0], ids[1]
+    go, nxt, prev = "lessons-go.n_clicks", "lessons-next.n_clicks", "lessons-prev.n_clicks"
+    tab = f'{{"index":"{second}","type":"lesson-tab"}}.n_clicks'
+
+    def move(fired, clicks=0, lesson=first, step=2):
+        return page.evaluate(MOVE_JS, [fired, clicks, lesson, step, SIZES])
+
+    assert move([go, nxt]) == ["same", 3, "same"]
+    assert move([nxt, go]) == ["same", 3, "same"]
+    assert move([go, prev]) == ["same", 1, "same"]
+    assert move([go, nxt], step=SIZES[first] - 1) == [second, 0, None]  # past the last step: the next lesson
+    assert move([go, prev], lesson=second, step=0) == [first, SIZES[first] - 1, None]
+    assert move([go]) == ["same", "same", "same"]  # the new button alone: nothing moves
+    assert move([go], clicks=1, step=0) == ["same", 1, "same"]  # clicked: to the first chart
+    assert move([go, tab]) == [second, 0, None]
+    assert move([nxt], lesson=ids[-1], step=SIZES[ids[-1]] - 1) == ["same", "same", "same"]
+
+
+def test_a_key_at_the_end_does_not_hold_the_next_one(page, live_server):
+    """Next on the last lesson's last step moves nowhere; the Back pressed right after it is applied at once, not
+    after the key queue's patience (10 s) for a move that cannot come."""
+    last = list(SIZES)[-1]
+    _open(page, live_server, lesson=last, step=SIZES[last] - 1)
+    end = f"Step {SIZES[last]} of {SIZES[last]}"
+    assert page.locator("#lessons-position").inner_text() == end
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
+                           f"'Step {SIZES[last] - 1} of {SIZES[last]}'", timeout=6_000)
+
+
+# every update Dash's renderer makes to an element (its entry in the store's layoutHashes, keyed by the element's
+# path): the props it carries, for the lessons body and the watch's interval
+RECORD_UPDATES_JS = """() => {
+    window.__updates = {'lessons-body': [], 'lessons-watch': []};
+    const last = {};
+    const hook = () => {
+        if (!window.store) { requestAnimationFrame(hook); return; }
+        window.store.subscribe(() => {
+            const st = window.store.getState();
+            for (const id of Object.keys(window.__updates)) {
+                const path = st.paths && st.paths.strs && st.paths.strs[id];
+                const entry = path && st.layoutHashes[path.join(',')];
+                if (entry && entry !== last[id]) {
+                    window.__updates[id].push(Object.keys(entry.changedProps || {}));
+                    last[id] = entry;
+                }
+            }
+        });
+    };
+    requestAnimationFrame(hook);
+}"""
+
+
+def test_every_update_of_the_body_carries_its_children(browser, live_server):
+    """Dash's renderer draws an element's new children only if the element's last update before the drawing
+    carried them, and sends an update with no props for a browser callback's no_update. Step keys, a new lesson and
+    the watch's ticks: every update the body gets carries its children (none could hide the ones just written,
+    which left "Running the demo…" over a computed demo or the last lesson's steps under the new counter)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(f"({RECORD_UPDATES_JS})()")
+    page = context.new_page()
+    try:
+        first, second = list(SIZES)[:2]
+        _open(page, live_server, lesson=first, present=1)
+        for _ in range(SIZES[first] + 1):  # every step of the first lesson, then the second's first two
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
+                               f"'Step 2 of {SIZES[second]}'")
+        page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
+        ticks = page.evaluate("() => window.__updates['lessons-watch'].length")
+        page.wait_for_function(f"() => window.__updates['lessons-watch'].length >= {ticks + 3}")
+        body = page.evaluate("() => window.__updates['lessons-body']")
+        assert body, "no update of the body was recorded"
+        assert all("children" in props for props in body), body
+    finally:
+        context.close()
+
 def test_presenter_mode_is_readable_at_1280x720(browser, live_server):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
@@ -251,8 +346,14 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
             page.keyboard.press("ArrowRight")
             page.wait_for_timeout(interval_ms)
         last = list(lessons.LESSONS)[-1]
-        page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
-                               f"'Step {SIZES[last]} of {SIZES[last]}'", timeout=30_000)
+        try:  # every press moved the page (none lost)
+            page.wait_for_function(f"() => document.getElementById('lessons-position').textContent === "
+                                   f"'Step {SIZES[last]} of {SIZES[last]}'", timeout=30_000)
+        except Exception as exc:
+            said = page.evaluate("() => [document.getElementById('lessons-position')?.textContent, "
+                                 "document.getElementById('lessons-at')?.className]")
+            raise AssertionError(f"after {presses} presses, counter and lessons-at: {said}; "
+                                 f"the server's last answers: {answers[-25:]}") from exc
         try:
             page.wait_for_selector("#lessons-try-chart .main-svg", state="attached", timeout=DEMO_TIMEOUT_MS)
         except Exception as exc:  # what the page said instead of drawing the last lesson's chart
@@ -266,7 +367,7 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
         page.wait_for_timeout(300)
         frames = page.evaluate("() => window.__frames")
         wrong = _wrong_frames(frames)
-        assert not wrong, [w for w in wrong if w[0] > 0][:5]
+        assert not wrong, str([w for w in wrong if w[0] > 0][:5])
         # a chart is drawn at its final width from the first frame it is on the screen (none drawn narrow first)
         narrow = [f for f in frames if f["width"] is not None and not 0.9 <= f["width"] <= 1.01]
         assert not narrow, narrow[:3]
@@ -308,7 +409,7 @@ def test_back_returns_to_the_step_the_page_left(browser, live_server):
         assert frames and frames[-1]["lesson"] == "constraints" and frames[-1]["step"] == SIZES["constraints"] - 1
         assert frames[-1]["charts"] == ["constraints-0"], frames[-1]
         wrong = _wrong_frames(frames)
-        assert not wrong, [w for w in wrong if w[0] > 0][:5]
+        assert not wrong, str([w for w in wrong if w[0] > 0][:5])
         page.reload()
         page.wait_for_function(f"() => document.getElementById('lessons-position')?.textContent === '{last}'")
         assert page.locator("#lessons-at.presenter").count() == 1

@@ -73,6 +73,7 @@ def layout(**query) -> html.Div:
             html.Div(id="lessons-at", className=at_class(present, step, lesson), hidden=True),
             html.Div(placeholders[lesson]["body"], id="lessons-body", className="lesson-body"),
             dcc.Store(id="lessons-lesson", data=lesson),
+            dcc.Store(id="lessons-shown", data=lesson),  # the lesson whose steps the body holds
             dcc.Store(id="lessons-step", data=step),
             dcc.Store(id="lessons-value", data=None),
             dcc.Store(id="lessons-presenter", data=present),
@@ -179,25 +180,10 @@ def rendered(lesson_id: str, value: float, data: dict | None, presenter: bool, r
             "body": body(lesson_id, value, data, presenter, running)}
 
 
-# moving between steps and lessons runs in the browser: no round trip per key press, none lost when keys come fast
+# moving between steps and lessons runs in the browser (assets/lessons.js, lessons.move): no round trip per key
+# press, none lost when keys come fast
 clientside_callback(
-    """(tabs, prev, next, go, lesson, step, sizes) => {
-        const nu = window.dash_clientside.no_update;
-        const t = window.dash_clientside.callback_context.triggered_id;
-        const ids = Object.keys(sizes);
-        const i = Math.max(ids.indexOf(lesson), 0);
-        if (t && typeof t === 'object') return t.index !== lesson ? [t.index, 0, null] : [nu, 0, nu];
-        if (t === 'lessons-go') return go ? [nu, 1, nu] : [nu, nu, nu];
-        if (t === 'lessons-next') {
-            if (step + 1 < sizes[ids[i]]) return [nu, step + 1, nu];
-            return i + 1 < ids.length ? [ids[i + 1], 0, null] : [nu, nu, nu];
-        }
-        if (t === 'lessons-prev') {
-            if (step > 0) return [nu, step - 1, nu];
-            return i > 0 ? [ids[i - 1], sizes[ids[i - 1]] - 1, null] : [nu, nu, nu];
-        }
-        return [nu, nu, nu];
-    }""",
+    dash.ClientsideFunction("lessons", "move"),
     Output("lessons-lesson", "data"),
     Output("lessons-step", "data"),
     Output("lessons-value", "data"),
@@ -241,80 +227,53 @@ def toggle_presenter(clicks):
     return bool(clicks % 2)
 
 
-# What the page shows, in one callback so that the counter and the content change in the same frame: the step
-# (lessons-at's class picks the visible step, see at_class), the counter and, when the lesson changes, the new
-# lesson's placeholder (its title, question and "running"). It takes nothing the server computes as an input: Dash
-# runs a callback only once every callback upstream of its inputs has answered, so an input fed by the server (the
-# rendering) would hold the counter and placeholder back until the server's answer, while the old lesson's content
-# stayed on the screen.
-# The address follows the step (replaced, not pushed: Back leaves the page, and returns to this very step).
+# What the page shows (assets/lessons.js). Dash's renderer draws an element's new children only if the last update
+# of that element before the drawing carried them; and a browser callback that returns no_update for an output
+# still sends that element an update, with no props. So a callback that left the body unchanged (a step key, the
+# watch below) hid new children another had just written: "Running the demo…" stayed over a computed demo, or the
+# previous lesson's steps under the new lesson's counter. Every callback that writes the body therefore either
+# writes it or sends nothing (PreventUpdate), never no_update.
 #
-# The body is replaced only when the page shows another lesson's, read from the page itself (the children State is
-# the value when the keys were pressed, which may predate the server's rendering); and by the server's rendering
-# of this lesson when it has already arrived (lessons-rendered), not by the placeholder: with keys pressed ten
-# times a second on a busy machine, this callback could run after that rendering was drawn and cover it with the
-# placeholder ("Running the demo…") for good.
+# A step key: the step (lessons-at's class picks the visible step, see at_class), the counter and the button's
+# label; the address follows the step (replaced, not pushed: Back leaves the page, and returns to this very step).
+# It waits for lessons-shown, so on a new lesson it runs after the body has changed.
 clientside_callback(
-    """(step, presenter, lesson, sizes, placeholders, children, rendered, value) => {
-        const nu = window.dash_clientside.no_update;
-        const holder = placeholders[lesson];
-        const shown = document.querySelector('#lessons-body > [data-lesson]');
-        const first = Array.isArray(children) && children[0] && children[0].props;
-        const current = shown ? shown.dataset.lesson : first && first['data-lesson'];
-        const want = value === null || value === undefined ? holder && holder.default : value;
-        const ready = rendered && rendered.lesson === lesson && rendered.value === want;
-        const body = !holder || current === lesson ? nu : (ready ? rendered.body : holder.body);
-        const query = '?lesson=' + encodeURIComponent(lesson) + '&step=' + step + (presenter ? '&present=1' : '');
-        if (window.location.search !== query) window.history.replaceState(window.history.state, '', query);
-        return [
-            (presenter ? 'lessons-at presenter' : 'lessons-at') + ' step-' + step + ' for-' + lesson,
-            'Step ' + (step + 1) + ' of ' + sizes[lesson],
-            presenter ? 'Leave presenter mode' : 'Presenter mode',
-            body,
-        ];
-    }""",
+    dash.ClientsideFunction("lessons", "view"),
     Output("lessons-at", "className"),
     Output("lessons-position", "children"),
     Output("lessons-present", "children"),
-    Output("lessons-body", "children"),
     Input("lessons-step", "data"),
     Input("lessons-presenter", "data"),
-    Input("lessons-lesson", "data"),
+    Input("lessons-shown", "data"),
+    State("lessons-lesson", "data"),
     State("lessons-sizes", "data"),
-    State("lessons-placeholders", "data"),
-    State("lessons-body", "children"),
-    State("lessons-rendered", "data"),
-    State("lessons-value", "data"),
 )
 
+# A new lesson: its placeholder (or the server's rendering, if it has already arrived) with the counter and the
+# step, in one callback so that they change in the same frame. It takes nothing the server computes as an input:
+# Dash runs a callback only once every callback upstream of its inputs has answered, so an input fed by the server
+# would hold the new lesson back until the server's answer while the old lesson stayed on the screen.
+clientside_callback(
+    dash.ClientsideFunction("lessons", "open"),
+    Output("lessons-at", "className", allow_duplicate=True),
+    Output("lessons-position", "children", allow_duplicate=True),
+    Output("lessons-body", "children"),
+    Output("lessons-shown", "data"),
+    Input("lessons-lesson", "data"),
+    State("lessons-step", "data"),
+    State("lessons-presenter", "data"),
+    State("lessons-sizes", "data"),
+    State("lessons-placeholders", "data"),
+    State("lessons-rendered", "data"),
+    State("lessons-value", "data"),
+    prevent_initial_call=True,
+)
 
-# the server's rendering, shown only if it is of the lesson and "try it" value the page is at (an answer that
+# The server's rendering, shown only if it is of the lesson and "try it" value the page is at (an answer that
 # arrives after the page moved on is dropped). An opened "Reveal the answer" stays open when the same lesson is
 # redrawn.
 clientside_callback(
-    """(rendered, lesson, value, placeholders) => {
-        const nu = window.dash_clientside.no_update;
-        const holder = placeholders[lesson];
-        if (!rendered || !holder) return nu;
-        const want = value === null || value === undefined ? holder.default : value;
-        if (rendered.lesson !== lesson || rendered.value !== want) return nu;
-        const shown = document.querySelector('#lessons-body > [data-lesson]');
-        const reveal = document.getElementById('lessons-reveal');
-        if (reveal && reveal.open && shown && shown.dataset.lesson === lesson) {
-            const steps = JSON.parse(JSON.stringify(rendered.body));
-            const visit = (c) => {
-                if (!c || typeof c !== 'object') return;
-                if (Array.isArray(c)) { c.forEach(visit); return; }
-                if (c.props) {
-                    if (c.props.id === 'lessons-reveal') c.props.open = true;
-                    visit(c.props.children);
-                }
-            };
-            visit(steps);
-            return steps;
-        }
-        return rendered.body;
-    }""",
+    dash.ClientsideFunction("lessons", "show"),
     Output("lessons-body", "children", allow_duplicate=True),
     Input("lessons-rendered", "data"),
     State("lessons-lesson", "data"),
@@ -323,23 +282,11 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-
-# The watch: the server's rendering of the lesson and value the page is at is on the screen, not its placeholder.
-# With keys pressed ten times a second on a loaded machine, the renderer sometimes did not draw a body the callback
-# above had put in the layout (1-2 runs in 30 beside three CPU hogs, with the other updates of the body and of the
-# element around it moved away: callback logs showed the rendering in the layout and the placeholder on the screen
-# until the end); the watch puts it there again. It only reads the page: no request, nothing when all is drawn.
+# The watch: what the screen shows is the lesson the page is at, and its computed demo once there is one. It only
+# reads the page (no request, nothing sent when all is drawn); it mends what another update of the body (a click
+# in it) could still hide.
 clientside_callback(
-    """(n, rendered, lesson, value, placeholders) => {
-        const nu = window.dash_clientside.no_update;
-        const holder = placeholders[lesson];
-        if (!rendered || !rendered.shows || !holder) return nu;
-        const want = value === null || value === undefined ? holder.default : value;
-        if (rendered.lesson !== lesson || rendered.value !== want) return nu;
-        const shown = document.querySelector('#lessons-body > [data-lesson]');
-        if (!shown || shown.dataset.lesson !== lesson || shown.dataset.shows === rendered.shows) return nu;
-        return rendered.body;
-    }""",
+    dash.ClientsideFunction("lessons", "watch"),
     Output("lessons-body", "children", allow_duplicate=True),
     Input("lessons-watch", "n_intervals"),
     State("lessons-rendered", "data"),
