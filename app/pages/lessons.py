@@ -98,10 +98,10 @@ def at_class(present: bool, step: int, lesson_id: str) -> str:
     element before ``lessons-body`` that the style sheet reads (``.lessons-at.step-2 ~ .lesson-body``,
     ``.lessons:has(> .lessons-at.presenter)``).
 
-    Not on ``lessons-body`` nor on the root around it: two callbacks replace the body's children, and Dash's
-    renderer drew the body with its old children when another update of the body or of its parent came in the same
-    batch (only the last update's changed props are kept until the next drawing), so the placeholder ("Running the
-    demo…") stayed over a computed demo."""
+    Not on ``lessons-body`` nor on the root around it: callbacks replace the body's children, and Dash's renderer
+    drew the body with its old children when another update of the body or of its parent came in the same batch
+    (only the last update's changed props are kept until the next drawing), so the placeholder ("Running the
+    demo…") stayed over a computed demo. assets/lessons.js builds the same classes (atClass) for every later step."""
     return ("lessons-at presenter" if present else "lessons-at") + f" step-{step} for-{lesson_id}"
 
 
