@@ -269,6 +269,9 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
+# where the page is, as show and watch read it to tell whether a rendering is the one to put on the screen
+WHERE = (State("lessons-lesson", "data"), State("lessons-value", "data"), State("lessons-placeholders", "data"))
+
 # The server's rendering, shown only if it is of the lesson and "try it" value the page is at (an answer that
 # arrives after the page moved on is dropped). An opened "Reveal the answer" stays open when the same lesson is
 # redrawn.
@@ -276,9 +279,7 @@ clientside_callback(
     dash.ClientsideFunction("lessons", "show"),
     Output("lessons-body", "children", allow_duplicate=True),
     Input("lessons-rendered", "data"),
-    State("lessons-lesson", "data"),
-    State("lessons-value", "data"),
-    State("lessons-placeholders", "data"),
+    *WHERE,
     prevent_initial_call=True,
 )
 
@@ -290,9 +291,7 @@ clientside_callback(
     Output("lessons-body", "children", allow_duplicate=True),
     Input("lessons-watch", "n_intervals"),
     State("lessons-rendered", "data"),
-    State("lessons-lesson", "data"),
-    State("lessons-value", "data"),
-    State("lessons-placeholders", "data"),
+    *WHERE,
     prevent_initial_call=True,
 )
 
