@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -74,13 +75,14 @@ def job_processes(master: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def frozen_jobs(master: int):
+def frozen_jobs(master: int, besides: Collection[int] = ()):
     """Stop (SIGSTOP) the server's running background jobs and their children for the block, so that a test can act
     on a running job (disabled buttons, Cancel) without racing a fast one to its end; continued afterwards if still
     alive. Safe for the job store: a cancel kills the stopped process (SIGKILL), and the store's SQLite runs in WAL
-    mode, so readers never wait for a stopped writer."""
+    mode, so readers never wait for a stopped writer. ``besides``: jobs left running, such as those an earlier test
+    on the shared server left behind (taken for the test's own job, they let that one end before its Cancel)."""
     stopped = []
-    for job in job_processes(master):
+    for job in (pid for pid in job_processes(master) if pid not in besides):
         for pid in [job, *_children(job)]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from conftest import frozen_jobs
+from conftest import frozen_jobs, job_processes
 from test_browser import choose
 
 import solvers
@@ -528,22 +528,28 @@ def test_papers_page_runs_the_seed000_preset(page, live_server, record_property)
 def test_papers_page_disables_the_presets_while_running_and_cancels(page, live_server, record_property):
     page.goto(live_server + "papers")
     page.wait_for_selector("#preset-seed000")
-    page.fill("#papers-t-end", "40")  # never cached by another test; 1.3 s of solver work (2026-11-26)
-    page.click("#preset-seed000 button")
+    page.fill("#papers-t-end", "40")  # never cached by another test; 1.8 s of solver work (2026-11-29)
     _watch_status(page, "papers-status")
+    earlier = job_processes(live_server.pid)  # jobs other tests left on the shared server
+    # the job's first answer (its id) reaches the page only after its process is forked: from then on the page
+    # can cancel it, and freezing the new process keeps so short a job from ending before the Cancel click lands
+    with page.expect_response(lambda r: "_dash-update-component" in r.url
+                              and "papers-results" in (r.request.post_data or ""), timeout=PROGRESS_TIMEOUT_MS):
+        page.click("#preset-seed000 button")
     try:  # the job runs: Dash's running state enables Cancel (its progress text may lag on a loaded machine)
         page.wait_for_selector("#papers-cancel:not([disabled])", timeout=PROGRESS_TIMEOUT_MS)
     except PlaywrightTimeout:
         pytest.fail(f"the job never showed as running; status history: {page.evaluate('window.__statuses')}")
-    with frozen_jobs(live_server.pid) as stopped:  # so short a job could end before the Cancel click lands
-        assert stopped, "the job ended before it could be cancelled"
+    with frozen_jobs(live_server.pid, besides=earlier) as stopped:
+        assert stopped, f"the job ended before it could be cancelled: {page.evaluate('window.__statuses')}"
         assert page.is_disabled("#preset-seed000 button") and page.is_enabled("#papers-cancel")
         start = time.perf_counter()
         page.click("#papers-cancel")
         page.wait_for_selector("#papers-status .status-cancelled", timeout=10_000)
         cancelled = time.perf_counter() - start
     page.wait_for_selector("#preset-seed000 button:not([disabled])", timeout=10_000)
-    assert page.is_disabled("#papers-cancel") and page.locator("#papers-claims").count() == 0
+    assert page.is_disabled("#papers-cancel") and page.locator("#papers-claims").count() == 0, \
+        f"a cancelled job drew its claims; status history: {page.evaluate('window.__statuses')}"
     record_property("timing", f"papers: cancel acknowledged in {cancelled:.2f} s")
 
 
