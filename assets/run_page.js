@@ -2,7 +2,7 @@
  *
  * - syncStep: the step input and its log10 slider follow each other.
  * - linkX: zooming the time axis of one chart zooms all of them (linked x-zoom).
- * - startScene: the 3D view's animation. A requestAnimationFrame loop interpolates the frames of the
+ * - startScene: the 3D view's animation. While it plays, a requestAnimationFrame loop interpolates the frames of the
  *   `run-scene-data` store at real-time speed (times the chosen factor) and restyles the run traces of the
  *   `run-scene-3d` graph in place; a vertical time cursor on every chart follows it (about 8 updates per
  *   second), and clicking a chart moves the animation to that time.
@@ -130,6 +130,10 @@
     IL.fpsSince = performance.now();
     const button = document.getElementById(ids().play);
     if (button) button.textContent = IL.playing ? "Pause" : "Play";
+    if (IL.playing && !IL.loop) {
+      IL.loop = true;
+      window.requestAnimationFrame(tick);
+    }
   }
 
   function tick(ts) {
@@ -153,7 +157,9 @@
         if (fps) fps.textContent = IL.fps.toFixed(0) + " fps";
       }
     }
-    window.requestAnimationFrame(tick);
+    // frames only while playing: a paused view left open (a phone in a pocket) costs no CPU
+    IL.loop = IL.playing;
+    if (IL.loop) window.requestAnimationFrame(tick);
   }
 
   function wireControls() {
@@ -237,10 +243,6 @@
 
       startScene: function (scene) {
         IL.scene = scene && scene.runs ? Object.assign({}, scene, { static: scene.gravity && scene.runs.length ? 2 : 0 }) : null;
-        if (!IL.loop) {
-          IL.loop = true;
-          window.requestAnimationFrame(tick);
-        }
         // Controls and charts may render after this store: wire them now and again shortly after.
         wireControls();
         window.setTimeout(wireControls, 500);

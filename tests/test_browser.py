@@ -337,6 +337,14 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
     open_page(page, link(live_server, benchmark="spatial_double_pendulum", methods="rattlie,lie_galpha", h="0.002",
                          t_end="5"))
     run_and_wait(page)
+    # a drawn view that is not playing asks the browser for no frames of its own (Plotly's 3D scene keeps its
+    # loop): no CPU spent on a page left open
+    page.evaluate("""() => {
+        window.__frames = 0;
+        const request = window.requestAnimationFrame.bind(window);
+        window.requestAnimationFrame = (f) => { if (f.name === "tick") window.__frames += 1; return request(f); };
+    }""")
+    assert page.evaluate("() => window.integratorLab.loop") is False
     page.click("#run-scene-play")
     page.wait_for_timeout(2500)
     state = page.evaluate("() => ({t: window.integratorLab.time, fps: window.integratorLab.fps})")
@@ -352,8 +360,11 @@ def test_animation_cursor_linked_zoom_and_screenshots(page, live_server, record_
         list(CHARTS),
     )
     assert all(c is not None and c > 0 for c in cursors), cursors  # the shared time cursor on every chart
+    page.wait_for_function("() => window.integratorLab.loop === false")  # the loop ends at its next frame
+    frames = page.evaluate("() => window.__frames")
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.integratorLab.time") == paused  # paused means paused
+    assert page.evaluate("() => window.__frames") == frames, "a paused view still asks for frames"
 
     # the docs' screenshots: INTEGRATOR_LAB_SCREENSHOTS=docs/img pytest ... (else taken into a temporary directory)
     shots = Path(os.environ.get("INTEGRATOR_LAB_SCREENSHOTS") or tmp_path)
