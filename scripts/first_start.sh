@@ -8,7 +8,7 @@
 #            calibration or lesson demos stored: app.warm --serve computes them in the background)
 #   --hog:   two CPU-bound processes run beside the server (a busy 2-core machine), stopped at the end
 # Run it in a clone with its .venv (`make serve` once); without one, $PYTHON (default python3) runs gunicorn.
-# It stops the server, its warm-up and the hogs at the end.
+# It stops the server, its warm-up and the hogs at the end, and waits for the server to exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 warm=0 hog=0 PORT=8765
@@ -30,6 +30,9 @@ fi
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true; done
+	# until the server has let go of its port: a start right after this one would otherwise wait for it
+	# (gunicorn retries a port in use once a second) and time the previous server's stop, not its own start
+	wait "${pids[@]}" 2>/dev/null || true
 }
 trap cleanup EXIT
 if [ $hog = 1 ]; then
