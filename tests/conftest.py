@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -35,6 +37,43 @@ CHROMIUM_FLAGS = [
     "--disable-quic",
 ]
 SERVER_START_TIMEOUT = 120  # s: the master imports the app and loads the solvers' compiled kernels
+
+
+CALIBRATIONS_ENV = "INTEGRATOR_LAB_TEST_CALIBRATIONS"  # a directory shared by the xdist workers of one run
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and CALIBRATIONS_ENV not in os.environ:  # the controller: workers inherit it
+        os.environ[CALIBRATIONS_ENV] = tempfile.mkdtemp(prefix="integrator-lab-calibrations-")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and os.environ.get(CALIBRATIONS_ENV, "").startswith(tempfile.gettempdir()):
+        shutil.rmtree(os.environ.pop(CALIBRATIONS_ENV), ignore_errors=True)
+
+
+def reuse_calibration(cache_dir: Path) -> None:
+    """Give a new test server's cache directory the cheap-run calibration an earlier test server of this run
+    measured (app.background.calibrate), as a restarted server finds its own: each server would otherwise spend
+    about 10 s of CPU measuring it again, beside the tests. The first server measures it (tests/test_server_start.py
+    and scripts/load_test.py check that path)."""
+    shared = Path(os.environ.get(CALIBRATIONS_ENV, "/nonexistent"))
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for stored in shared.glob("calibration-*.json"):
+        if not (cache_dir / stored.name).exists():
+            shutil.copyfile(stored, cache_dir / stored.name)
+
+
+def keep_calibration(cache_dir: Path) -> None:
+    """Share a test server's calibration with the servers started after it (:func:`reuse_calibration`)."""
+    shared = Path(os.environ.get(CALIBRATIONS_ENV, "/nonexistent"))
+    if not shared.is_dir():
+        return
+    for measured in cache_dir.glob("calibration-*.json"):
+        if not (shared / measured.name).exists():
+            tmp = shared / f".{measured.name}.{os.getpid()}"
+            shutil.copyfile(measured, tmp)
+            tmp.replace(shared / measured.name)  # atomic: another worker reads the whole file or none
 
 
 def _on_ci() -> bool:
@@ -130,6 +169,7 @@ def capped_server(tmp_path_factory):
 
 def _serve(tmp, extra_env: dict[str, str]):
     port = _free_port()
+    reuse_calibration(tmp / "cache")
     env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp / "cache"), **extra_env}
     env.pop("INTEGRATOR_LAB_SECRET_KEY", None)  # exercise the generated, shared key
     log_path = tmp / "gunicorn.log"
@@ -183,6 +223,7 @@ def _serve(tmp, extra_env: dict[str, str]):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{log_tail()}", pytrace=False)
             time.sleep(0.2)
+        keep_calibration(tmp / "cache")
         served = ServerURL(url)
         served.pid = proc.pid
         yield served

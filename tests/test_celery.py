@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import test_browser
-from conftest import REPO_ROOT, _free_port, _on_ci
+from conftest import REPO_ROOT, _free_port, _on_ci, reuse_calibration
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("celery")]
 
@@ -86,6 +86,7 @@ class Setup:
                          if p.exists())
 
     def up(self) -> str:
+        reuse_calibration(self.tmp / "cache")
         self.start_redis()
         self.start("worker", [sys.executable, "-m", "celery", "-A", "app.worker:celery_app", "worker",
                               "--loglevel=INFO", "--concurrency=2", "--without-gossip", "--without-mingle",

@@ -18,7 +18,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, SERVER_START_TIMEOUT, _free_port, job_processes, stop_gunicorn
+from conftest import (
+    REPO_ROOT,
+    SERVER_START_TIMEOUT,
+    _free_port,
+    job_processes,
+    keep_calibration,
+    reuse_calibration,
+    stop_gunicorn,
+)
 from test_browser import RUN_TIMEOUT_MS, link, open_page, run_and_wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("resilience")]
@@ -40,6 +48,7 @@ class Server:
 
     def start(self) -> str:
         port = _free_port()
+        reuse_calibration(self.cache_dir)
         env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(self.cache_dir)}
         env.pop("INTEGRATOR_LAB_SECRET_KEY", None)  # the generated key kept in the cache directory
         env.pop("REDIS_URL", None)
@@ -66,6 +75,7 @@ class Server:
         """Stop gunicorn (SIGINT: quick shutdown), then end whatever is left in its session (forked jobs)."""
         if self.proc is None:
             return
+        keep_calibration(self.cache_dir)
         self.proc.send_signal(signal.SIGINT)
         try:
             self.proc.wait(timeout=20)
