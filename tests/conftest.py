@@ -42,14 +42,20 @@ SERVER_START_TIMEOUT = 120  # s: the master imports the app and loads the solver
 CALIBRATIONS_ENV = "INTEGRATOR_LAB_TEST_CALIBRATIONS"  # a directory shared by the xdist workers of one run
 
 
+CREATED_CALIBRATIONS = pytest.StashKey[str]()
+
+
 def pytest_configure(config):
     if not hasattr(config, "workerinput") and CALIBRATIONS_ENV not in os.environ:  # the controller: workers inherit it
-        os.environ[CALIBRATIONS_ENV] = tempfile.mkdtemp(prefix="integrator-lab-calibrations-")
+        os.environ[CALIBRATIONS_ENV] = config.stash[CREATED_CALIBRATIONS] = tempfile.mkdtemp(
+            prefix="integrator-lab-calibrations-")
 
 
 def pytest_unconfigure(config):
-    if not hasattr(config, "workerinput") and os.environ.get(CALIBRATIONS_ENV, "").startswith(tempfile.gettempdir()):
-        shutil.rmtree(os.environ.pop(CALIBRATIONS_ENV), ignore_errors=True)
+    created = config.stash.get(CREATED_CALIBRATIONS, None)  # only the directory this run made
+    if created:
+        os.environ.pop(CALIBRATIONS_ENV, None)
+        shutil.rmtree(created, ignore_errors=True)
 
 
 def reuse_calibration(cache_dir: Path) -> None:
