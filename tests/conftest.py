@@ -40,8 +40,6 @@ SERVER_START_TIMEOUT = 120  # s: the master imports the app and loads the solver
 
 
 CALIBRATIONS_ENV = "INTEGRATOR_LAB_TEST_CALIBRATIONS"  # a directory shared by the xdist workers of one run
-
-
 CREATED_CALIBRATIONS = pytest.StashKey[str]()
 
 
@@ -58,21 +56,24 @@ def pytest_unconfigure(config):
         shutil.rmtree(created, ignore_errors=True)
 
 
+def _calibrations() -> Path:
+    return Path(os.environ.get(CALIBRATIONS_ENV, "/nonexistent"))
+
+
 def reuse_calibration(cache_dir: Path) -> None:
     """Give a new test server's cache directory the cheap-run calibration an earlier test server of this run
     measured (app.background.calibrate), as a restarted server finds its own: each server would otherwise spend
     about 10 s of CPU measuring it again, beside the tests. The first server measures it (tests/test_server_start.py
     and scripts/load_test.py check that path)."""
-    shared = Path(os.environ.get(CALIBRATIONS_ENV, "/nonexistent"))
     cache_dir.mkdir(parents=True, exist_ok=True)
-    for stored in shared.glob("calibration-*.json"):
+    for stored in _calibrations().glob("calibration-*.json"):
         if not (cache_dir / stored.name).exists():
             shutil.copyfile(stored, cache_dir / stored.name)
 
 
 def keep_calibration(cache_dir: Path) -> None:
     """Share a test server's calibration with the servers started after it (:func:`reuse_calibration`)."""
-    shared = Path(os.environ.get(CALIBRATIONS_ENV, "/nonexistent"))
+    shared = _calibrations()
     if not shared.is_dir():
         return
     for measured in cache_dir.glob("calibration-*.json"):
