@@ -3,6 +3,8 @@ step of each, the ratio (this / earlier) per pair and its median (docs/performan
 
     .venv/bin/python scripts/compare_revisions.py 2ff41c3 --methods rattlie,lgvi,rk4,lie_galpha --pairs 5
     .venv/bin/python scripts/compare_revisions.py 26654f6 --compile --methods rattlie,spark --pairs 2
+    .venv/bin/python scripts/compare_revisions.py 47799e0 --instructions --methods lgvi,rattlie \
+        --benchmark pendulum_3d,spatial_double_pendulum,spatial_chain
 
 The earlier revision is checked out in a temporary git worktree (removed at the end) that uses this checkout's
 virtual environment. Each process times ``solvers.bench.pair_speed`` (kernel CPU time, best of --repeat runs of
@@ -73,6 +75,22 @@ def _compile_pairs(base: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _instruction_counts(base: str, args: argparse.Namespace, tmp: str) -> int:
+    """The --instructions comparison: instructions per step, earlier and this, per (benchmark, method)."""
+    import count_instructions as ci
+
+    methods = args.methods.split(",")
+    cpu, lib = ci.valgrind_cpu(), ci.helper_library(tmp)
+    print(f"instructions per step under callgrind ({cpu[0]}), earlier = {args.revision}")
+    for b in args.benchmark.split(","):
+        before = ci.count(base, b, methods, 2000, 12000, cpu, lib, tmp, "earlier")
+        after = ci.count(ROOT, b, methods, 2000, 12000, cpu, lib, tmp, "this")
+        for m in methods:
+            print(f"{b:26s} {m:16s} earlier {before[m]:9.1f}  this {after[m]:9.1f}  ratio {after[m] / before[m]:.3f}",
+                  flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("revision", help="the earlier revision (a commit, tag or branch of this repository)")
@@ -82,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=5, help="runs per process; its best is taken")
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--compile", action="store_true", help="time each kernel's cold compile instead (CPU s)")
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions per step under valgrind instead (scripts/count_instructions.py); "
+                        "--benchmark may then list several")
     args = p.parse_args(argv)
     methods = args.methods.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.compile:
                 return _compile_pairs(base, args)
+            if args.instructions:
+                return _instruction_counts(base, args, tmp)
             rows = []
             for k in range(args.pairs):
                 before, after = _time(base, args), _time(ROOT, args)

@@ -275,11 +275,13 @@ def carve(work: np.ndarray, sizes: tuple) -> tuple:
     return tuple(out)
 
 
-@overload(carve)
+@overload(carve, jit_options={"forceinline": True})
 def _carve_compiled(work, sizes):
     # a tuple of len(sizes) views, written out (a compiled function cannot build a tuple of variable length). Not
     # inline="always": numba's typed-IR inlining of this overload beside other inlined helpers miscompiled a kernel
-    # (its scratch read other memory); a call once per kernel call costs nothing
+    # (its scratch read other memory). Inlined by LLVM instead: the views then share the kernel's borrowed ``work``
+    # (kernels.borrowed), so LLVM sees their null memory-info and drops their reference counting; returned from a
+    # call, each use of a view in the step loop cost two calls of NRT_incref/NRT_decref (docs/performance.md)
     n = len(sizes)
     src = "def impl(work, sizes):\n    o0 = 0\n"
     src += "".join(f"    o{i + 1} = o{i} + sizes[{i}]\n" for i in range(n))

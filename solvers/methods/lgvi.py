@@ -159,13 +159,19 @@ def _predict(hist, z1, z2, l1, l2, sc: _Scratch, scale: float, hs: float, n_sub:
     """The position stage's starting iterate: linear extrapolation of the last two steps (the last one if only one).
     A composition's sub-steps differ in size and sign: f ~ hs Omega_n, x_{n+1} - x_n ~ hs v_n, lambda the last
     one."""
+    z, w, nu = sc.z, sc.w, sc.nu
+    if n_sub > 1:
+        for r in range(z.shape[0]):
+            z[r] = hs * w[r]
+        for r in range(nu.shape[0]):
+            nu[r] = scale * l1[r]
+        return
     c1 = 2.0 if hist[0] >= 2.0 else 1.0
     c2 = c1 - 1.0
-    z, w, nu = sc.z, sc.w, sc.nu
     for r in range(z.shape[0]):
-        z[r] = hs * w[r] if n_sub > 1 else c1 * z1[r] - c2 * z2[r]
+        z[r] = c1 * z1[r] - c2 * z2[r]
     for r in range(nu.shape[0]):
-        nu[r] = scale * (l1[r] if n_sub > 1 else c1 * l1[r] - c2 * l2[r])
+        nu[r] = scale * (c1 * l1[r] - c2 * l2[r])
 
 
 @njit(cache=True, inline="always")
@@ -514,18 +520,6 @@ def _invert_inertias(rd, Jinv) -> bool:
     return ok
 
 
-@njit(cache=True, inline="always")
-def _joint_length(rd) -> float:
-    """The largest joint point coordinate (1 without joints): the constraint residual's scale."""
-    jp = rd.joint_points
-    length = 0.0
-    for k in range(jp.shape[0]):
-        for s in range(2):
-            for r in range(3):
-                length = max(length, abs(jp[k, s, r]))
-    return length if length > 0.0 else 1.0
-
-
 @njit(cache=True)
 def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, samples, n_saved, maxima, ref,
             info):
@@ -554,7 +548,7 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     sc = kernels.borrowed(own)  # the scratch without reference counting; ``own`` keeps it alive (kernels.borrowed)
     G0, G1 = sc.Ga, sc.Gb  # rotational joint blocks of B(q_n) and B(q_{n+1}), swapped after a DH step
     schur = _invert_inertias(rd, sc.Jinv)
-    length = _joint_length(rd)
+    length = joints.joint_length(rd)
     if k0 == 0:
         if not project and not schur:  # DL reports w = M^-1 p: every J_i invertible
             info[kernels.INFO_TIME] = t_start
@@ -570,7 +564,9 @@ def advance(kind, data, y, work, opts, t_start, h, k0, n_steps, last, stride, sa
     for s in range(first, n_steps):
         k = k0 + s
         for j in range(n_sub):
-            hs = h * opts[O_GAMMA + j]
+            # h itself without composition rather than h * 1.0 read from opts (fewer instructions a step, measured:
+            # docs/performance.md)
+            hs = h if n_sub == 1 else h * opts[O_GAMMA + j]
             if project or s < 0:
                 # from the saved node k with its momentum p_k = M w_k; the multiplier enters with weight 1/2
                 t = t_start + max(k, k0) * h

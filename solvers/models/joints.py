@@ -346,6 +346,18 @@ def schur_storage_spd(nm: int, kl: int) -> tuple[int, int]:
 
 
 @njit(cache=True, inline="always")
+def joint_length(data: RigidData) -> float:
+    """The largest joint point coordinate (1 without joints): the scale of a constraint residual Phi."""
+    jp = data.joint_points
+    length = 0.0
+    for k in range(jp.shape[0]):
+        for s in range(2):
+            for r in range(3):
+                length = max(length, abs(jp[k, s, r]))
+    return length if length > 0.0 else 1.0
+
+
+@njit(cache=True, inline="always")
 def schur_layouts(data: RigidData) -> tuple:
     """(kl, kl_piv, columns) for a kernel whose Newton matrix's Schur complement is close to B M^-1 B^T but not
     symmetric (lgvi's, RATTLie's stage (a)): kl the storage of schur_storage_spd, block LU without pivoting on a
