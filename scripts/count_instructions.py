@@ -1,5 +1,6 @@
-"""Instructions per step of methods, counted by valgrind's callgrind: the same for the same code on any machine and
-at any load, where CPU time on a shared 2-core host varies by 30 % between processes (docs/performance.md).
+"""Instructions per step of methods, counted by valgrind's callgrind: within 0.3 % between runs of the same code, on
+any machine and at any load, where CPU time on a shared 2-core host varied by 60 % between processes
+(docs/performance.md, "Instructions per step").
 
     .venv/bin/python scripts/compare_revisions.py 47799e0 --instructions --methods lgvi,rattlie
     .venv/bin/python scripts/count_instructions.py --methods lgvi,rattlie --benchmark pendulum_3d
