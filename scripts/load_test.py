@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -97,6 +98,7 @@ def _server(workers: int | None, prefix: str = "integrator-lab-load-"):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, 9)
             proc.wait()
+        shutil.rmtree(cache, ignore_errors=True)  # its results and calibration served only this run
 
 
 class _Gate:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -30,7 +31,8 @@ CASES = int(os.environ.get("INTEGRATOR_LAB_FUZZ_CASES", "1000"))  # fewer while 
 def dash_app():
     """The dashboard in this process with its own cache directory, no answer in the request (no solver runs)."""
     saved = {k: os.environ.get(k) for k in ("INTEGRATOR_LAB_CACHE_DIR", "INTEGRATOR_LAB_INLINE_SECONDS")}
-    os.environ["INTEGRATOR_LAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="integrator-lab-fuzz-")
+    cache = tempfile.mkdtemp(prefix="integrator-lab-fuzz-")
+    os.environ["INTEGRATOR_LAB_CACHE_DIR"] = cache
     os.environ["INTEGRATOR_LAB_INLINE_SECONDS"] = "0"
     from app import background
     from app.main import server
@@ -46,6 +48,7 @@ def dash_app():
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 NAMES = sorted({*BENCHMARKS, *METHODS, *(p for b in BENCHMARKS.values() for p in b.params),
