@@ -83,8 +83,8 @@ def _instruction_counts(base: str, args: argparse.Namespace, tmp: str) -> int:
     cpu, lib = ci.valgrind_cpu(), ci.helper_library(tmp)
     print(f"instructions per step under callgrind ({cpu[0]}), earlier = {args.revision}")
     for b in args.benchmark.split(","):
-        before = ci.count(base, b, methods, 2000, 12000, cpu, lib, tmp, "earlier")
-        after = ci.count(ROOT, b, methods, 2000, 12000, cpu, lib, tmp, "this")
+        before = ci.count(base, b, methods, *ci.STEPS, cpu, lib, tmp, "earlier")
+        after = ci.count(ROOT, b, methods, *ci.STEPS, cpu, lib, tmp, "this")
         for m in methods:
             print(f"{b:26s} {m:16s} earlier {before[m]:9.1f}  this {after[m]:9.1f}  ratio {after[m] / before[m]:.3f}",
                   flush=True)

@@ -44,6 +44,7 @@ if sys.argv[5]:
             assert res.steps == n, (m, n, res.status)
             cg.cg_dump()
 """
+STEPS = (2000, 12000)  # n1, n2: the runs whose difference is counted
 _CPU = "import llvmlite.binding as ll; print(ll.get_host_cpu_name()); print(ll.get_host_cpu_features().flatten())"
 
 
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--methods", default="rattlie,lgvi")
     p.add_argument("--benchmark", default="spatial_double_pendulum", help="one or more, comma-separated")
-    p.add_argument("--steps", default="2000,12000", help="n1,n2")
+    p.add_argument("--steps", default=",".join(map(str, STEPS)), help="n1,n2")
     args = p.parse_args(argv)
     n1, n2 = (int(x) for x in args.steps.split(","))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

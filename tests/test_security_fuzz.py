@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,11 +26,10 @@ CASES = int(os.environ.get("INTEGRATOR_LAB_FUZZ_CASES", "1000"))  # fewer while 
 
 
 @pytest.fixture(scope="module")
-def dash_app():
+def dash_app(tmp_path_factory):
     """The dashboard in this process with its own cache directory, no answer in the request (no solver runs)."""
     saved = {k: os.environ.get(k) for k in ("INTEGRATOR_LAB_CACHE_DIR", "INTEGRATOR_LAB_INLINE_SECONDS")}
-    cache = tempfile.mkdtemp(prefix="integrator-lab-fuzz-")
-    os.environ["INTEGRATOR_LAB_CACHE_DIR"] = cache
+    os.environ["INTEGRATOR_LAB_CACHE_DIR"] = str(tmp_path_factory.mktemp("fuzz-cache"))
     os.environ["INTEGRATOR_LAB_INLINE_SECONDS"] = "0"
     from app import background
     from app.main import server
@@ -48,7 +45,6 @@ def dash_app():
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-    shutil.rmtree(cache, ignore_errors=True)
 
 
 NAMES = sorted({*BENCHMARKS, *METHODS, *(p for b in BENCHMARKS.values() for p in b.params),
