@@ -136,7 +136,10 @@ class _Scratch(NamedTuple):
     d: Any  # one diagnostics row
 
 
-@njit(cache=True)
+# inlined into the kernel: the arrays' shapes are then the kernel's own nv, nm and nb, not one value per array
+# loaded from a returned tuple, which the step loop kept live and spilled (docs/performance.md, "Instructions per
+# step")
+@njit(cache=True, inline="always")
 def _scratch(rd, ny: int, width: int) -> _Scratch:
     nb = rd.mass.shape[0]
     nv = rigid.n_velocity(rd)
