@@ -65,11 +65,16 @@ def helper_library(tmp: str) -> str:
     return lib
 
 
+def child_env(cpu: tuple[str, str], cache: str) -> dict[str, str]:
+    """The environment of a counted child: numba compiles for valgrind's CPU into ``cache``; a fixed hash seed."""
+    return {**os.environ, "NUMBA_CPU_NAME": cpu[0], "NUMBA_CPU_FEATURES": cpu[1], "PYTHONHASHSEED": "0",
+            "NUMBA_CACHE_DIR": cache}
+
+
 def count(checkout: str, benchmark: str, methods: list[str], n1: int, n2: int, cpu: tuple[str, str], lib: str,
           tmp: str, tag: str) -> dict[str, float]:
     """Instructions per step of each method in ``checkout`` (its own numba cache under ``tmp``)."""
-    env = {**os.environ, "NUMBA_CPU_NAME": cpu[0], "NUMBA_CPU_FEATURES": cpu[1], "PYTHONHASHSEED": "0",
-           "NUMBA_CACHE_DIR": os.path.join(tmp, f"numba-{tag}")}
+    env = child_env(cpu, os.path.join(tmp, f"numba-{tag}"))
     args = [benchmark, ",".join(methods), str(n1), str(n2)]
     subprocess.run([sys.executable, "-c", _CHILD, *args, ""], cwd=checkout, env=env, check=True)
     out = os.path.join(tmp, f"callgrind-{tag}-{benchmark}")

@@ -152,8 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     n1, n2 = (int(x) for x in args.steps.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         cpu, lib = ci.valgrind_cpu(), ci.helper_library(tmp)
-        env = {**os.environ, "NUMBA_CPU_NAME": cpu[0], "NUMBA_CPU_FEATURES": cpu[1], "PYTHONHASHSEED": "0",
-               "NUMBA_CACHE_DIR": os.path.join(tmp, "numba")}
+        env = ci.child_env(cpu, os.path.join(tmp, "numba"))
         child = [args.benchmark, args.method, str(n1), str(n2)]
         subprocess.run([sys.executable, "-c", _CHILD, *child, "", tmp], cwd=args.checkout, env=env, check=True)
         out = os.path.join(tmp, "callgrind")
