@@ -54,6 +54,7 @@ def _rotations(res):
     return res.state["R"][:, 0]
 
 
+@pytest.mark.xdist_group("former_rkmk4")  # _former_rkmk4 compiles for 8 s: once, on one worker
 @pytest.mark.parametrize("method", ["rkmk4", "rkmk"])
 def test_rk4_case_is_the_former_rkmk4_bit_for_bit(method):
     h, n = 1e-3, 500

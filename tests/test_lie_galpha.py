@@ -303,6 +303,7 @@ SCHUR_CASES = {  # (bodies, joints): the pinned body 1 has no joint
 }
 
 
+@pytest.mark.xdist_group("schur_solve")  # _schur_solve called alone compiles for 16-18 s: once, on one worker
 @pytest.mark.parametrize("case", SCHUR_CASES)
 @pytest.mark.parametrize("variant", lg.VARIANTS)
 def test_schur_and_dense_paths_solve_the_same_system(variant, case):
