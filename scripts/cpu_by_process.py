@@ -7,7 +7,9 @@ its CPU work, not its waits (docs/performance.md, "Where make test's time goes")
 
 Every process's CPU time is read from /proc every ``--interval`` seconds while the command runs; a process is counted
 from its last reading, so one that lives shorter than the interval is missed (a small share: the kinds here live for
-seconds to minutes). Processes that were running before the command are counted from their first reading. The
+seconds to minutes). Processes that were running before the command are counted from their first reading. A
+process is classified by its command line when first seen (one read between a fork and its exec keeps its
+parent's kind). The
 machine's busy and idle CPU over the run come from /proc/stat. Linux only.
 """
 
