@@ -27,7 +27,7 @@ void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void cg_dump(void) { CALLGRIND_DUMP_STATS; }
 """
 # argv: benchmark, methods, n1, n2, helper library ("" natively: load or compile only)
-_CHILD = """
+CHILD = """
 import ctypes, sys
 sys.path.insert(0, ".")
 from solvers import api, bench
@@ -76,10 +76,10 @@ def count(checkout: str, benchmark: str, methods: list[str], n1: int, n2: int, c
     """Instructions per step of each method in ``checkout`` (its own numba cache under ``tmp``)."""
     env = child_env(cpu, os.path.join(tmp, f"numba-{tag}"))
     args = [benchmark, ",".join(methods), str(n1), str(n2)]
-    subprocess.run([sys.executable, "-c", _CHILD, *args, ""], cwd=checkout, env=env, check=True)
+    subprocess.run([sys.executable, "-c", CHILD, *args, ""], cwd=checkout, env=env, check=True)
     out = os.path.join(tmp, f"callgrind-{tag}-{benchmark}")
     subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", "-q", f"--callgrind-out-file={out}",
-                    sys.executable, "-c", _CHILD, *args, lib], cwd=checkout, env=env, check=True)
+                    sys.executable, "-c", CHILD, *args, lib], cwd=checkout, env=env, check=True)
     dumps = sorted(glob.glob(out + ".*"), key=lambda f: int(f.rsplit(".", 1)[1]))
     totals = []
     for path in dumps:

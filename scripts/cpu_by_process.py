@@ -1,6 +1,6 @@
 """Where a command's CPU time goes, by kind of process: Chromium's renderers and GPU process, the test workers, the
 test servers and their jobs, the kernels' compile, and the rest. For `make test`, whose floor on a 2-core machine is
-its CPU work, not its waits (docs/performance.md, "Where make test's time goes").
+its CPU work, not its waits (docs/performance.md, "make test: where its time goes").
 
     .venv/bin/python scripts/cpu_by_process.py -- .venv/bin/python -m pytest -q -n 2 --dist loadgroup
     .venv/bin/python scripts/cpu_by_process.py --markdown -- make test
@@ -9,8 +9,7 @@ Every process's CPU time is read from /proc every ``--interval`` seconds while t
 from its last reading, so one that lives shorter than the interval is missed (a small share: the kinds here live for
 seconds to minutes). Processes that were running before the command are counted from their first reading. A
 process is classified by its command line when first seen (one read between a fork and its exec keeps its
-parent's kind). The
-machine's busy and idle CPU over the run come from /proc/stat. Linux only.
+parent's kind). The machine's busy and idle CPU over the run come from /proc/stat. Linux only.
 """
 
 from __future__ import annotations
@@ -129,14 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     sampler.thread.join()
     wall = time.monotonic() - t0
     idle1, total1 = _machine()
-    busy = ((total1 - total0) - (idle1 - idle0)) / TICK
+    idle = (idle1 - idle0) / TICK
+    busy = (total1 - total0) / TICK - idle
     by_kind = {k: round(v, 1) for k, v in sampler.totals().items() if v >= 0.05}
     report = {"command": " ".join(command), "returncode": rc, "wall_s": round(wall, 1), "cpus": os.cpu_count(),
-              "machine_busy_cpu_s": round(busy, 1), "machine_idle_cpu_s": round((idle1 - idle0) / TICK, 1),
+              "machine_busy_cpu_s": round(busy, 1), "machine_idle_cpu_s": round(idle, 1),
               "by_kind_cpu_s": by_kind}
     if args.markdown:
         print(f"`{report['command']}`: {wall:.0f} s wall, {busy:.0f} s CPU busy, "
-              f"{(idle1 - idle0) / TICK:.0f} s idle on {os.cpu_count()} CPUs (exit {rc})\n")
+              f"{idle:.0f} s idle on {os.cpu_count()} CPUs (exit {rc})\n")
         print("| process kind | CPU s | share of busy |\n|---|---:|---:|")
         for name, secs in by_kind.items():
             print(f"| {name} | {secs:.1f} | {100 * secs / busy:.0f} % |" if busy else f"| {name} | {secs:.1f} | - |")

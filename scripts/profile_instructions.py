@@ -26,10 +26,10 @@ import tempfile
 
 import count_instructions as ci  # this script's directory is first on sys.path
 
-# argv: benchmark, method, n1, n2, helper library ("" natively: compile only), output directory
-_CHILD = """
-import ctypes, os, subprocess, sys
-sys.path.insert(0, ".")
+# count_instructions' child (argv: benchmark, methods, n1, n2, helper library) between a hook that keeps the object
+# code of every library numba loads from its cache and, after the counted runs, that code and each function's address
+# written to the output directory (argv 6)
+_KEEP = """
 from numba.core import codegen
 libs = []
 _load = codegen.CPUCodeLibrary._unserialize.__func__
@@ -39,30 +39,23 @@ def _keep(cls, cg, state):
         libs.append((lib, state[2][0]))
     return lib
 codegen.CPUCodeLibrary._unserialize = classmethod(_keep)
-from solvers import api, bench
-b, m, n1, n2, helper, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
-h = bench.BENCHMARKS[b].default_h
-api.simulate(b, m, h=h, t_end=10 * h)
-if helper:
-    cg = ctypes.CDLL(helper)
-    cg.cg_start()
-    for n in (n1, n2):
-        res = api.simulate(b, m, h=h, t_end=n * h, max_samples=1000)
-        assert res.steps == n, (n, res.status)
-        cg.cg_dump()
-    for k, (lib, obj) in enumerate(libs):
-        path = os.path.join(out, f"lib{k}.o")
-        with open(path, "wb") as fh:
-            fh.write(obj)
-        with open(path + ".addr", "w") as fh:
-            for line in subprocess.run(["objdump", "-t", path], capture_output=True, text=True).stdout.splitlines():
-                f = line.split()
-                if len(f) >= 6 and f[2] == "F":
-                    try:
-                        fh.write(f"{f[-1]} {lib.get_pointer_to_function(f[-1])}\\n")
-                    except Exception:  # a local symbol the engine does not export
-                        pass
 """
+_WRITE = """
+import os, subprocess
+for k, (lib, obj) in enumerate(libs if sys.argv[5] else []):
+    path = os.path.join(sys.argv[6], f"lib{k}.o")
+    with open(path, "wb") as fh:
+        fh.write(obj)
+    with open(path + ".addr", "w") as fh:
+        for line in subprocess.run(["objdump", "-t", path], capture_output=True, text=True).stdout.splitlines():
+            f = line.split()
+            if len(f) >= 6 and f[2] == "F":
+                try:
+                    fh.write(f"{f[-1]} {lib.get_pointer_to_function(f[-1])}\\n")
+                except Exception:  # a local symbol the engine does not export
+                    pass
+"""
+_CHILD = _KEEP + ci.CHILD + _WRITE
 
 
 def _costs(path: str) -> collections.Counter:
