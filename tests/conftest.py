@@ -2,8 +2,10 @@
 
 Browser fixtures (used by tests marked ``browser``): ``live_server`` runs the dashboard under gunicorn with
 the settings of ``make serve``, on a free loopback port and a temporary cache directory; ``browser`` is
-Debian's chromium driven by Playwright; ``page`` a fresh browser context per test. Without chromium or
-Playwright the browser tests are skipped, except on CI (``CI=true``), where they fail.
+Debian's chromium driven by Playwright, for fresh (off-the-record) contexts: another browser, a phone; ``page`` a
+new page of ``profile``, a returning user's browser (one on-disk profile per xdist worker) with no cookies, so a
+new session. Without chromium or Playwright the browser tests are skipped, except on CI (``CI=true``), where they
+fail.
 """
 
 from __future__ import annotations
@@ -248,30 +250,64 @@ def _serve(tmp, extra_env: dict[str, str]):
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """Playwright's driver, shared by ``browser`` and ``profile`` (one sync driver per process)."""
     if not os.path.exists(CHROMIUM):
         _unavailable(f"Chromium at {CHROMIUM}")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("the Playwright Python package (pip install -e '.[test]')")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        yield browser
-        browser.close()
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """Chromium for fresh contexts: each ``browser.new_context()`` is another browser, off the record (no disk
+    cache, nothing shared)."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def profile(playwright, tmp_path_factory):
+    """A returning user's Chromium: one persistent profile (disk cache, V8's code cache) for the worker's pages.
+    An off-the-record context compiles plotly.js and Dash's bundles again at every page load: about 5 s of CPU
+    for the Run page, against 2-2.5 s once the profile holds them, which is most of the browser tests' time.
+    Each ``page`` starts without cookies, so each test is a new session to the server."""
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path_factory.mktemp("chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+    yield context
+    context.close()
+
+
+@contextlib.contextmanager
+def profile_page(profile, width: int = 1280, height: int = 900, init_script: str | None = None):
+    """A new page of ``profile`` at width x height CSS px, as a new session (no cookies before or after it);
+    ``init_script`` runs in every document the page opens."""
+    profile.clear_cookies()
+    page = profile.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        page.set_default_timeout(30_000)
+        if init_script:
+            page.add_init_script(init_script)
+        yield page
+    finally:
+        page.close()
+        profile.clear_cookies()
 
 
 @pytest.fixture
-def page(browser):
-    """A fresh page; on teardown, no Content-Security-Policy violation may have been reported (app.security:
-    Chromium logs each one to the console, "Refused to ... Content Security Policy ...")."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
-    yield page
-    context.close()
+def page(profile):
+    """A new page (1280 x 900) in a new session; on teardown, no Content-Security-Policy violation may have been
+    reported (app.security: Chromium logs each one to the console, "Refused to ... Content Security Policy ...")."""
+    with profile_page(profile) as page:
+        violations: list[str] = []
+        page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+        yield page
     assert not violations, f"Content-Security-Policy violations: {violations[:3]}"
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import profile_page
 
 from solvers import lessons
 
@@ -172,15 +173,12 @@ RECORD_UPDATES_JS = """() => {
 }"""
 
 
-def test_every_update_of_the_body_carries_its_children(browser, live_server):
+def test_every_update_of_the_body_carries_its_children(profile, live_server):
     """Dash's renderer draws an element's new children only if the element's last update before the drawing
     carried them, and sends an update with no props for a browser callback's no_update. Step keys, a new lesson and
     the watch's ticks: every update the body gets carries its children (none could hide the ones just written,
     which left "Running the demo…" over a computed demo or the last lesson's steps under the new counter)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    context.add_init_script(f"({RECORD_UPDATES_JS})()")
-    page = context.new_page()
-    try:
+    with profile_page(profile, 1280, 720, init_script=f"({RECORD_UPDATES_JS})()") as page:
         first, second = list(SIZES)[:2]
         _open(page, live_server, lesson=first, present=1)
         for _ in range(SIZES[first] + 1):  # every step of the first lesson, then the second's first two
@@ -193,13 +191,9 @@ def test_every_update_of_the_body_carries_its_children(browser, live_server):
         body = page.evaluate("() => window.__updates['lessons-body']")
         assert body, "no update of the body was recorded"
         assert all("children" in props for props in body), body
-    finally:
-        context.close()
 
-def test_presenter_mode_is_readable_at_1280x720(browser, live_server):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
+def test_presenter_mode_is_readable_at_1280x720(profile, live_server):
+    with profile_page(profile, 1280, 720) as page:
         for lid, lesson in lessons.LESSONS.items():
             _open(page, live_server, lesson=lid, present=1)
             for step in range(3 + lesson.n_charts):
@@ -222,8 +216,6 @@ def test_presenter_mode_is_readable_at_1280x720(browser, live_server):
                 if step == 1:
                     _screenshot(page, f"lesson-{lid}.png")
                 page.keyboard.press("ArrowRight")
-    finally:
-        context.close()
 
 
 def test_a_warmed_lesson_opens_at_once(page, live_server, record_property):
@@ -324,22 +316,19 @@ def _dash_log(page) -> list[str]:
     return log
 
 
-def _presenter(browser):
+def _presenter(profile):
     """A 1280 x 720 page (a projector) that records every frame of every document it opens (RECORD_FRAMES_JS)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    context.add_init_script(f"({RECORD_FRAMES_JS})()")
-    return context, context.new_page()
+    return profile_page(profile, 1280, 720, init_script=f"({RECORD_FRAMES_JS})()")
 
 
 @pytest.mark.parametrize("interval_ms", [100, 500])
-def test_presenter_fast_keys_never_show_another_steps_content(browser, live_server, interval_ms, record_property):
+def test_presenter_fast_keys_never_show_another_steps_content(profile, live_server, interval_ms, record_property):
     """Arrow keys every 100 ms (10 per second) and every 0.5 s through every lesson in presenter mode: in no frame
     is the visible step, its title or a chart in it another lesson's or another step's than the counter says
     (the counter, the step and a new lesson's placeholder change in one callback; the server's rendering is shown
     only if it is of the lesson the page is at), and every step of every lesson was on the screen."""
-    context, page = _presenter(browser)
-    answers = _dash_log(page)
-    try:
+    with _presenter(profile) as page:
+        answers = _dash_log(page)
         _open(page, live_server, lesson="energy", present=1)
         presses = sum(SIZES.values()) - 1
         for _ in range(presses):
@@ -382,15 +371,12 @@ def test_presenter_fast_keys_never_show_another_steps_content(browser, live_serv
         charted = {(f["lesson"], f["step"]) for f in frames if f["charts"]}
         record_property("frames", f"{len(frames)} frames, none wrong; {len(charted)} of {len(everything)} steps "
                                   "showed their chart before the next key")
-    finally:
-        context.close()
 
 
-def test_back_returns_to_the_step_the_page_left(browser, live_server):
+def test_back_returns_to_the_step_the_page_left(profile, live_server):
     """The address follows the step (replaced, not pushed): from a lesson's last step to the Run page through its
     link, then the browser's Back, returns to that very step, with its own content in every frame; a reload too."""
-    context, page = _presenter(browser)
-    try:
+    with _presenter(profile) as page:
         _open(page, live_server, lesson="constraints", present=1)
         for _ in range(SIZES["constraints"] - 1):
             page.keyboard.press("ArrowRight")
@@ -415,5 +401,3 @@ def test_back_returns_to_the_step_the_page_left(browser, live_server):
         assert page.locator("#lessons-at.presenter").count() == 1
         assert page.eval_on_selector("#lessons-at", "b => b.className") == (
             f"lessons-at presenter step-{SIZES['constraints'] - 1} for-constraints")
-    finally:
-        context.close()

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import profile_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -61,12 +62,9 @@ def phone(browser):
 
 
 @pytest.fixture
-def laptop(browser):
-    context = browser.new_context(**LAPTOP)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
+def laptop(profile):
+    with profile_page(profile, **LAPTOP["viewport"]) as page:
+        yield page
 
 
 @pytest.mark.parametrize("name", list(PAGES))
@@ -153,15 +151,13 @@ LONGEST_NAME = "natural_double_pendulum"
     ({"width": 1366, "height": 768}, "pendulum_3d", "rk4,rattlie"),
     ({"width": 1280, "height": 720}, LONGEST_NAME, "rk4,spark"),
 ])
-def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_server, viewport, benchmark, methods):
+def test_laptop_chart_titles_are_whole_and_name_the_benchmark(profile, live_server, viewport, benchmark, methods):
     """A laptop (1366 x 768) and a projector (1280 x 720) after a run: every chart's title lies inside its chart
     and clear of its toolbar (its box, shown on hover), the trajectories and energy charts name the benchmark,
     not its id, and the error chart's reference is said under it."""
     from solvers.figures import benchmark_name
 
-    context = browser.new_context(viewport=viewport)
-    laptop = context.new_page()
-    try:
+    with profile_page(profile, **viewport) as laptop:
         laptop.goto(live_server + f"?benchmark={benchmark}&methods={methods}&h=0.01&t_end=2")
         laptop.wait_for_selector("#run-energy-graph .main-svg")
         laptop.click("#run-start")
@@ -197,8 +193,6 @@ def test_laptop_chart_titles_are_whole_and_name_the_benchmark(browser, live_serv
             laptop.evaluate("() => document.querySelector('.charts').scrollIntoView()")
             laptop.wait_for_timeout(300)
             _screenshot(laptop, "laptop-run.png")
-    finally:
-        context.close()
 
 
 def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
