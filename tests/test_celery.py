@@ -38,9 +38,14 @@ def _need(program: str) -> str:
     return path
 
 
-def _stop(proc: subprocess.Popen) -> None:
+# the quick shutdowns: gunicorn's (SIGINT: no waiting up to its graceful timeout for the page's keep-alive
+# connections) and Celery's cold one (SIGQUIT: no waiting for a running task); redis-server ends at SIGTERM
+QUICK_STOP = {"web": signal.SIGINT, "worker": signal.SIGQUIT}
+
+
+def _stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, sig)
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
@@ -109,8 +114,8 @@ class Setup:
             time.sleep(0.3)
 
     def down(self) -> None:
-        for proc in reversed(list(self.procs.values())):
-            _stop(proc)
+        for name, proc in reversed(list(self.procs.items())):
+            _stop(proc, QUICK_STOP.get(name, signal.SIGTERM))
 
 
 SETUP: dict[str, Setup] = {}
