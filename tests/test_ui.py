@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import profile_page
+from conftest import CHROMIUM, CHROMIUM_FLAGS, profile_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -52,13 +52,20 @@ def _no_horizontal_scroll(page, where: str) -> None:
     assert scroll <= width, (where, scroll, width, wide)
 
 
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
+@pytest.fixture(scope="module")
+def phone_profile(playwright, tmp_path_factory):
+    """A phone's browser: like conftest's ``profile`` (its caches kept between pages), with the phone's
+    emulation, which is a browser context's, not a page's."""
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path_factory.mktemp("phone-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, **PHONE)
+    yield context
     context.close()
+
+
+@pytest.fixture
+def phone(phone_profile):
+    with profile_page(phone_profile, **PHONE["viewport"]) as page:
+        yield page
 
 
 @pytest.fixture
