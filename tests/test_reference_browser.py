@@ -17,6 +17,8 @@ from tests.test_browser import link, open_page, run_and_wait
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.browser
+
 ERROR_JS = """() => {
     const gd = document.querySelector('#run-error-graph .js-plotly-plot');
     if (!gd || !gd._fullData) return null;
