@@ -92,15 +92,27 @@ class Server:
         return job_processes(self.proc.pid)
 
 
-@pytest.fixture
-def server(tmp_path):
-    srv = Server(tmp_path / "cache", tmp_path / "gunicorn.log")
+def _serving(tmp: Path):
+    srv = Server(tmp / "cache", tmp / "gunicorn.log")
     srv.start()
     try:
         yield srv
     finally:
         srv.stop()
         print(f"gunicorn's log (pytest shows it when the test failed):\n{srv.log_tail()}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A server of the test's own (the test may stop and start it)."""
+    yield from _serving(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def killing_server(tmp_path_factory):
+    """One server for the tests that kill its job processes: each test leaves no job running (a killed job, a
+    completed or cancelled one), so the next one finds only its own."""
+    yield from _serving(tmp_path_factory.mktemp("killing"))
 
 
 def _wait_for_progress(page) -> None:
@@ -111,11 +123,11 @@ def _wait_for_progress(page) -> None:
     )
 
 
-def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, record_property):
-    open_page(page, link(server.url, **LONG_JOB))
+def test_killed_job_process_shows_an_error_and_a_rerun_works(page, killing_server, record_property):
+    open_page(page, link(killing_server.url, **LONG_JOB))
     page.click("#run-start")
     _wait_for_progress(page)
-    jobs = server.job_processes()
+    jobs = killing_server.job_processes()
     assert len(jobs) == 1, jobs
     killed = time.perf_counter()
     os.kill(jobs[0], signal.SIGKILL)
@@ -126,7 +138,7 @@ def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, recor
     page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
     assert page.is_disabled("#run-cancel")
 
-    page.goto(link(server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
+    page.goto(link(killing_server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
     page.wait_for_selector("#run-energy-graph .main-svg")
     try:
         run_and_wait(page, scene=False)
@@ -137,18 +149,18 @@ def test_killed_job_process_shows_an_error_and_a_rerun_works(page, server, recor
     record_property("timing", f"killed job reported as an error after {noticed:.2f} s")
 
 
-def test_killed_job_then_rerun_of_the_same_configuration(page, server):
+def test_killed_job_then_rerun_of_the_same_configuration(page, killing_server):
     """Run again in the same page after the error: the long job starts anew (and is cancelled here)."""
-    open_page(page, link(server.url, **LONG_JOB))
+    open_page(page, link(killing_server.url, **LONG_JOB))
     page.click("#run-start")
     _wait_for_progress(page)
-    os.kill(server.job_processes()[0], signal.SIGKILL)
+    os.kill(killing_server.job_processes()[0], signal.SIGKILL)
     page.wait_for_selector("#run-status .status-error", timeout=15_000)
     page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
     page.click("#run-start")
     page.wait_for_selector("#run-status .status-running", timeout=10_000)
     _wait_for_progress(page)
-    assert len(server.job_processes()) == 1
+    assert len(killing_server.job_processes()) == 1
     page.click("#run-cancel")
     page.wait_for_selector("#run-status .status-cancelled", timeout=10_000)
     page.wait_for_timeout(3000)  # the cancelled job must not be reported as a dead one
