@@ -274,8 +274,9 @@ def browser(playwright):
 @pytest.fixture(scope="session")
 def profile(playwright, tmp_path_factory):
     """A returning user's Chromium: one persistent profile (disk cache, V8's code cache) for the worker's pages.
-    An off-the-record context compiles plotly.js and Dash's bundles again at every page load: about 5 s of CPU
-    for the Run page, against 2-2.5 s once the profile holds them, which is most of the browser tests' time.
+    An off-the-record context evaluates plotly.js and Dash's bundles without a disk or code cache at every page
+    load: 5.6-6.4 s of the machine's CPU for the Run page, against 2.3-2.6 s once the profile holds them
+    (scripts/page_load_cpu.py, docs/performance.md), which is most of a browser test's time.
     Each ``page`` starts without cookies, so each test is a new session to the server."""
     context = playwright.chromium.launch_persistent_context(
         tmp_path_factory.mktemp("chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
