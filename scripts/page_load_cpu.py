@@ -21,19 +21,16 @@ import sys
 import tempfile
 import time
 
-from load_test import _loopback, _server
+from cpu_by_process import TICK, _machine
+from load_test import CHROMIUM, FLAGS, _loopback, _server
 
-CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]  # tests/conftest.py's
 VIEWPORT = {"width": 1280, "height": 900}
 
 
 def busy_seconds() -> float:
     """The machine's busy CPU seconds since boot (every CPU's time but idle and iowait)."""
-    with open("/proc/stat") as f:
-        ticks = [int(x) for x in f.readline().split()[1:]]
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+    idle, total = _machine()
+    return (total - idle) / TICK
 
 
 def wait_quiet(limit: float = 0.15, timeout: float = 180.0) -> None:

@@ -278,10 +278,15 @@ def profile(playwright, tmp_path_factory):
     load: 5.6-6.4 s of the machine's CPU for the Run page, against 2.3-2.6 s once the profile holds them
     (scripts/page_load_cpu.py, docs/performance.md), which is most of a browser test's time.
     Each ``page`` starts without cookies, so each test is a new session to the server."""
-    context = playwright.chromium.launch_persistent_context(
-        tmp_path_factory.mktemp("chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+    context = launch_profile(playwright, tmp_path_factory.mktemp("chromium-profile"))
     yield context
     context.close()
+
+
+def launch_profile(playwright, directory: Path, **options):
+    """Chromium on a persistent profile in ``directory``, with ``options`` of its context (a phone's emulation)."""
+    return playwright.chromium.launch_persistent_context(directory, executable_path=CHROMIUM, headless=True,
+                                                         args=CHROMIUM_FLAGS, **options)
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_FLAGS, profile_page
+from conftest import launch_profile, profile_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
@@ -56,8 +56,7 @@ def _no_horizontal_scroll(page, where: str) -> None:
 def phone_profile(playwright, tmp_path_factory):
     """A phone's browser: like conftest's ``profile`` (its caches kept between pages), with the phone's
     emulation, which is a browser context's, not a page's."""
-    context = playwright.chromium.launch_persistent_context(
-        tmp_path_factory.mktemp("phone-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, **PHONE)
+    context = launch_profile(playwright, tmp_path_factory.mktemp("phone-profile"), **PHONE)
     yield context
     context.close()
 
