@@ -71,6 +71,17 @@ class Server:
                             pytrace=False)
             time.sleep(0.2)
 
+    def wait_calibrated(self) -> None:
+        """Wait until the server has stored its cheap-run calibration (app.warm --serve measures it in the background,
+        or finds the one conftest.reuse_calibration copied): until then every run goes to a background job."""
+        assert self.proc is not None
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while not any(self.cache_dir.glob("calibration-*.json")):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{self.log_tail()}",
+                            pytrace=False)
+            time.sleep(0.2)
+
     def stop(self) -> None:
         """Stop gunicorn (SIGINT: quick shutdown), then end whatever is left in its session (forked jobs)."""
         if self.proc is None:
@@ -102,17 +113,13 @@ def _serving(tmp: Path):
         print(f"gunicorn's log (pytest shows it when the test failed):\n{srv.log_tail()}")
 
 
-@pytest.fixture
-def server(tmp_path):
-    """A server of the test's own (the test may stop and start it)."""
-    yield from _serving(tmp_path)
-
-
 @pytest.fixture(scope="module")
-def killing_server(tmp_path_factory):
-    """One server for the tests that kill its job processes: each test leaves no job running (a killed job, a
-    completed or cancelled one), so the next one finds only its own."""
-    yield from _serving(tmp_path_factory.mktemp("killing"))
+def shared_server(tmp_path_factory):
+    """One server for the module's tests, in file order: those that kill its job processes (each leaves no job
+    running: a killed job, a completed or cancelled one, so the next one finds only its own), then the restart
+    test, which stops it and starts a new gunicorn on its cache directory, then the HTTP load tests. A server start
+    costs 10-15 s of CPU with its side processes."""
+    yield from _serving(tmp_path_factory.mktemp("shared"))
 
 
 def _wait_for_progress(page) -> None:
@@ -123,11 +130,11 @@ def _wait_for_progress(page) -> None:
     )
 
 
-def test_killed_job_process_shows_an_error_and_a_rerun_works(page, killing_server, record_property):
-    open_page(page, link(killing_server.url, **LONG_JOB))
+def test_killed_job_process_shows_an_error_and_a_rerun_works(page, shared_server, record_property):
+    open_page(page, link(shared_server.url, **LONG_JOB))
     page.click("#run-start")
     _wait_for_progress(page)
-    jobs = killing_server.job_processes()
+    jobs = shared_server.job_processes()
     assert len(jobs) == 1, jobs
     killed = time.perf_counter()
     os.kill(jobs[0], signal.SIGKILL)
@@ -138,7 +145,7 @@ def test_killed_job_process_shows_an_error_and_a_rerun_works(page, killing_serve
     page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
     assert page.is_disabled("#run-cancel")
 
-    page.goto(link(killing_server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
+    page.goto(link(shared_server.url, **SHORT_JOB))  # a short configuration runs normally afterwards
     page.wait_for_selector("#run-energy-graph .main-svg")
     try:
         run_and_wait(page, scene=False)
@@ -149,31 +156,32 @@ def test_killed_job_process_shows_an_error_and_a_rerun_works(page, killing_serve
     record_property("timing", f"killed job reported as an error after {noticed:.2f} s")
 
 
-def test_killed_job_then_rerun_of_the_same_configuration(page, killing_server):
+def test_killed_job_then_rerun_of_the_same_configuration(page, shared_server):
     """Run again in the same page after the error: the long job starts anew (and is cancelled here)."""
-    open_page(page, link(killing_server.url, **LONG_JOB))
+    open_page(page, link(shared_server.url, **LONG_JOB))
     page.click("#run-start")
     _wait_for_progress(page)
-    os.kill(killing_server.job_processes()[0], signal.SIGKILL)
+    os.kill(shared_server.job_processes()[0], signal.SIGKILL)
     page.wait_for_selector("#run-status .status-error", timeout=15_000)
     page.wait_for_function("() => !document.querySelector('#run-start').disabled", timeout=10_000)
     page.click("#run-start")
     page.wait_for_selector("#run-status .status-running", timeout=10_000)
     _wait_for_progress(page)
-    assert len(killing_server.job_processes()) == 1
+    assert len(shared_server.job_processes()) == 1
     page.click("#run-cancel")
     page.wait_for_selector("#run-status .status-cancelled", timeout=10_000)
     page.wait_for_timeout(3000)  # the cancelled job must not be reported as a dead one
     assert page.locator("#run-status .status-cancelled").count() == 1, page.inner_text("#run-status")
 
 
-def test_server_restart_keeps_cached_results(page, server):
-    open_page(page, link(server.url, **SHORT_JOB))
+def test_server_restart_keeps_cached_results(page, shared_server):
+    job = {**SHORT_JOB, "t_end": "3"}  # not one the tests before this one ran on the shared server
+    open_page(page, link(shared_server.url, **job))
     run_and_wait(page, scene=False)
     assert "computed" in page.inner_text("#run-status"), page.inner_text("#run-status")
-    server.stop()
-    server.start()  # a new gunicorn on the same cache directory (new port)
-    open_page(page, link(server.url, **SHORT_JOB))
+    shared_server.stop()
+    shared_server.start()  # a new gunicorn on the same cache directory (new port)
+    open_page(page, link(shared_server.url, **job))
     run_and_wait(page, scene=False)
     assert "all from the cache" in page.inner_text("#run-status"), page.inner_text("#run-status")
     assert page.locator("#run-summary-table tbody tr td.run-status").all_inner_texts() == ["ok"]
@@ -219,11 +227,13 @@ def test_load_test_script_with_a_few_sessions(tmp_path):
 
 
 @pytest.mark.parametrize("hit", [False, True], ids=["miss", "hit"])
-def test_http_load_test_with_three_sessions(hit):
-    """scripts/http_load_test.py (Dash's protocol without a browser) against its own gunicorn: three sessions get
-    their results, each default run in 3 requests after the click (the click, answered in the request: cheap and
-    the slots free, or from the cache; then the charts and the 3D view), none through a background job."""
-    args = ["--sessions", "3", "--timeout", "60"] + (["--hit"] if hit else [])
+def test_http_load_test_with_three_sessions(hit, shared_server):
+    """scripts/http_load_test.py (Dash's protocol without a browser) against the module's server: three sessions
+    get their results, each default run in 3 requests after the click (the click, answered in the request: cheap and
+    the slots free, or from the cache; then the charts and the 3D view), none through a background job. (The
+    scripts' own server, started by them, is test_load_test_script_with_a_few_sessions's.)"""
+    shared_server.wait_calibrated()  # as a server that has been up for a while
+    args = ["--url", shared_server.url, "--sessions", "3", "--timeout", "60"] + (["--hit"] if hit else [])
     out = subprocess.run([sys.executable, "scripts/http_load_test.py", *args], cwd=REPO_ROOT, capture_output=True,
                          text=True, timeout=420, check=False)
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
