@@ -85,6 +85,19 @@ def keep_calibration(cache_dir: Path) -> None:
             tmp.replace(shared / measured.name)  # atomic: another worker reads the whole file or none
 
 
+def wait_calibrated(cache_dir: Path, proc: subprocess.Popen, log_tail, deadline: float) -> None:
+    """Wait until the server ``proc`` has stored its cheap-run calibration in ``cache_dir`` (app.warm --serve measures
+    it in the background, or finds the one :func:`reuse_calibration` copied; until then every run goes to a
+    background job). Nothing to wait for while the kernels are not compiled; fails the test on the server's exit or
+    at ``deadline`` (time.monotonic), with ``log_tail()``."""
+    import solvers
+
+    while solvers.api.kernels_ready() and not any(cache_dir.glob("calibration-*.json")):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{log_tail()}", pytrace=False)
+        time.sleep(0.2)
+
+
 def _on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
@@ -226,12 +239,7 @@ def _serve(tmp, extra_env: dict[str, str]):
             time.sleep(0.2)
         # then the cheap-run calibration (app.warm --serve, in the background): runs are answered in the request
         # from then on, as on a server that has been up for a while
-        import solvers
-
-        while solvers.api.kernels_ready() and not any((tmp / "cache").glob("calibration-*.json")):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{log_tail()}", pytrace=False)
-            time.sleep(0.2)
+        wait_calibrated(tmp / "cache", proc, log_tail, deadline)
         keep_calibration(tmp / "cache")
         served = ServerURL(url)
         served.pid = proc.pid

@@ -26,6 +26,7 @@ from conftest import (
     keep_calibration,
     reuse_calibration,
     stop_gunicorn,
+    wait_calibrated,
 )
 from test_browser import RUN_TIMEOUT_MS, link, open_page, run_and_wait
 
@@ -72,15 +73,9 @@ class Server:
             time.sleep(0.2)
 
     def wait_calibrated(self) -> None:
-        """Wait until the server has stored its cheap-run calibration (app.warm --serve measures it in the background,
-        or finds the one conftest.reuse_calibration copied): until then every run goes to a background job."""
+        """Wait until the server has stored its cheap-run calibration (conftest.wait_calibrated)."""
         assert self.proc is not None
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while not any(self.cache_dir.glob("calibration-*.json")):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"no cheap-run calibration within {SERVER_START_TIMEOUT} s:\n{self.log_tail()}",
-                            pytrace=False)
-            time.sleep(0.2)
+        wait_calibrated(self.cache_dir, self.proc, self.log_tail, time.monotonic() + SERVER_START_TIMEOUT)
 
     def stop(self) -> None:
         """Stop gunicorn (SIGINT: quick shutdown), then end whatever is left in its session (forked jobs)."""
