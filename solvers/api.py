@@ -188,9 +188,9 @@ def warm_tasks() -> list[tuple[str, str]]:
 def warm_groups() -> dict[str, list[tuple[str, str]]]:
     """:func:`warm_tasks` by machinery, in their order, and the references' kernel as a group of its own
     (``("references", "")``). A compile process keeps to a group while it has tasks: the model functions that a
-    machinery's kernels share (``kernels.part``, not in the on-disk cache) then compile once per process. Kept
-    together, the rigid kernels compiled in 171 s CPU and all the others in 105 s, where spread over both
-    processes all of them took about 390 s (docs/performance.md, "Compile time")."""
+    machinery's kernels share (``kernels.part``, not in the on-disk cache) then compile once per process: 303 s
+    of CPU for the warm-up of two processes here, against 387 s with every kernel to the first free process
+    (docs/performance.md, "The warm-up's two processes, by machinery")."""
     groups: dict[str, list[tuple[str, str]]] = {}
     for m, b in warm_tasks():
         groups.setdefault(BENCHMARKS[b].machinery, []).append((m, b))

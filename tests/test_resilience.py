@@ -211,14 +211,16 @@ def test_identical_runs_are_computed_once(tmp_path):
 
 
 def test_load_test_script_with_a_few_sessions(tmp_path):
-    """scripts/load_test.py against its own gunicorn: every session gets its result."""
+    """scripts/load_test.py against its own gunicorn: two browsers clicking Run at the same moment each get their
+    result. (Each session is a first visit, about 5 s of Chromium's CPU for its page alone; the 30-session figures
+    are docs/deployment.md's.)"""
     out = subprocess.run(
-        [sys.executable, "scripts/load_test.py", "--sessions", "4", "--timeout", "90", "--budget", "240"],
+        [sys.executable, "scripts/load_test.py", "--sessions", "2", "--timeout", "90", "--budget", "240"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=420, check=False,
     )
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     report = json.loads(out.stdout)
-    assert report["sessions"] == 4 and report["completed"] == 4 and report["failed"] == 0, report
+    assert report["sessions"] == 2 and report["completed"] == 2 and report["failed"] == 0, report
 
 
 @pytest.mark.parametrize("hit", [False, True], ids=["miss", "hit"])
