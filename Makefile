@@ -14,15 +14,8 @@ CHROMIUM = /usr/bin/chromium
 serve: bytecode
 	$(BIN)/gunicorn -c app/gunicorn_conf.py --bind $(HOST):$(PORT) app:server
 
-# The browser's Debian packages install while the kernels compile: apt mostly waits on the network and the disk,
-# the compile on the CPU (on a new machine the two one after the other took about 40 s longer)
-test: bytecode
-	@log=$$(mktemp); $(MAKE) -s chromium > $$log 2>&1 & apt=$$!; \
-	echo "$(BIN)/python -m solvers warmup --jobs 2  (beside: make chromium)"; \
-	if $(BIN)/python -m solvers warmup --jobs 2; then warm=0; else warm=$$?; fi; \
-	if wait $$apt; then packages=0; else packages=$$?; fi; \
-	cat $$log; rm -f $$log; \
-	[ $$warm = 0 ] && [ $$packages = 0 ]
+test: bytecode chromium
+	$(BIN)/python -m solvers warmup --jobs 2
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 lint: $(VENV)/.installed
