@@ -199,6 +199,7 @@ def warm_groups() -> dict[str, list[tuple[str, str]]]:
 
 
 def _warm_task(task: tuple[str, str]) -> None:
+    """One task of :func:`warm_groups`: a (method, benchmark) pair, or the references' kernel."""
     if task[0] == "references":
         _warm_references()
     else:
@@ -218,8 +219,9 @@ def _warm_worker(groups: dict[str, list[tuple[str, str]]], taken: Any, first: in
             pick = next((n for n in order if left[n] > 0), None)
             if pick is None:
                 return
-            task = groups[pick][taken[names.index(pick)]]
-            taken[names.index(pick)] += 1
+            i = names.index(pick)
+            task = groups[pick][taken[i]]
+            taken[i] += 1
         if pick not in mine:
             mine.append(pick)
         _warm_task(task)

@@ -36,7 +36,7 @@ from .measured_on import machine
 
 _KERNEL = (
     "import sys, time; sys.path.insert(0, '.'); import solvers.api as a; t = time.perf_counter(); "
-    "a._warm_references() if {method!r} == 'references' else a._warm_pair(({method!r}, {benchmark!r})); "
+    "a._warm_task(({method!r}, {benchmark!r})); "
     "print(time.perf_counter() - t)"
 )
 # the last line a timed child prints: its own peak resident memory. Linux's VmHWM belongs to the process's memory
