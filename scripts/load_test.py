@@ -33,7 +33,10 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM", "/usr/bin/chromium")
+# Debian's headless-only build where it is installed (what `make test` installs), else the full browser
+CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM") or next(
+    (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.path.exists(path)),
+    "/usr/bin/chromium-headless-shell")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 # the page is done when the status line says so (app.layout.status: status-done, -error or -cancelled) and, for

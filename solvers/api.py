@@ -187,10 +187,10 @@ def warm_tasks() -> list[tuple[str, str]]:
 
 def warm_groups() -> dict[str, list[tuple[str, str]]]:
     """:func:`warm_tasks` by machinery, in their order, and the references' kernel as a group of its own
-    (``("references", "")``). A compile process keeps to a group while it has tasks: the model functions that a
-    machinery's kernels share (``kernels.part``, not in the on-disk cache) then compile once per process: 303 s
-    of CPU for the warm-up of two processes here, against 387 s with every kernel to the first free process
-    (docs/performance.md, "The warm-up's two processes, by machinery")."""
+    (``("references", "")``). A compile process keeps to a group while it has tasks, so that the model functions a
+    machinery's kernels share (``kernels.part``) compile in the process that needs them first; a process that
+    takes over another group's kernels later loads those parts from the disk cache (docs/performance.md, "The
+    warm-up's two processes, by machinery")."""
     groups: dict[str, list[tuple[str, str]]] = {}
     for m, b in warm_tasks():
         groups.setdefault(BENCHMARKS[b].machinery, []).append((m, b))

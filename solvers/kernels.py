@@ -58,6 +58,7 @@ Status codes map to messages in :mod:`solvers.driver`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -308,7 +309,23 @@ record_inline = njit(inline="always")(python_function(record))
 # stay ``inline="always"`` and call their parts only where there is work (coords.rhs: only with constraints).
 # Leaves stay ``inline="always"`` (tests/test_structure.py). With its Python wrapper, so that a test can call a
 # part alone (without one, such a call crashes the interpreter).
-part = njit(forceinline=True)
+
+
+def part(f: Callable[..., Any], qualname: str | None = None) -> Any:
+    """``f`` compiled on its own and inlined by LLVM into its callers (``forceinline``; the comment above says
+    why), and cached on disk like the kernels: a kernel compiled in another process, a later test or a
+    gunicorn's background warm-up loads the part's object code and LLVM bitcode from the cache and inlines it
+    from there, instead of compiling the part again (numba keeps a cached library's bitcode for inlining into
+    other libraries). The warm-up's two processes then share the parts they compile: 147 s wall and 264 s CPU
+    against 193 s and 343 s with each process compiling its own (docs/performance.md, "Compile time").
+
+    ``qualname`` names a copy of ``f`` for a function that is also compiled as a cached function of its own
+    (rigid.diagnostics): numba names a function's cache files by its qualified name and first line, and keys
+    their entries by signature alone, so the two would load each other's code."""
+    if qualname is not None:
+        f = FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+        f.__qualname__ = qualname
+    return njit(forceinline=True, cache=True)(f)
 
 
 # ---- Newton iteration: one test for every implicit kernel (docs/methods.md, "Newton iteration") -------------

@@ -561,4 +561,4 @@ constraint_force_derivative_inline = njit(inline="always")(python_function(const
 velocity_constraint_jacobian_inline = njit(inline="always")(python_function(velocity_constraint_jacobian))
 # once per step: inlined by LLVM (kernels.part), as numba's IR inliner made its 167 lines weigh on every kernel's
 # compile
-diagnostics_inline = part(python_function(diagnostics))
+diagnostics_inline = part(python_function(diagnostics), "diagnostics_inline")
