@@ -33,7 +33,8 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# Debian's headless-only build where it is installed (what `make test` installs), else the full browser
+# Debian's headless-only build where it is installed (what `make test` installs; a quarter less CPU per page load),
+# else the full browser; the browser tests use the same (tests/conftest.py)
 CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM") or next(
     (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.path.exists(path)),
     "/usr/bin/chromium-headless-shell")

@@ -27,22 +27,12 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# Debian's chromium-headless-shell (the headless-only build Playwright itself runs by default): the same Blink and
-# V8 as /usr/bin/chromium without the full browser's shell, a quarter less CPU for a page load here
-# (docs/performance.md, "make test: where its time goes"); the full browser where only it is installed
-CHROMIUM = os.environ.get("INTEGRATOR_LAB_CHROMIUM") or next(
-    (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.path.exists(path)),
-    "/usr/bin/chromium-headless-shell")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+# the scripts' Chromium and switches (Debian's chromium-headless-shell where installed: docs/performance.md, "make
+# test: where its time goes")
+from load_test import CHROMIUM  # noqa: E402
+from load_test import FLAGS as CHROMIUM_FLAGS  # noqa: E402
+
 SERVER_START_TIMEOUT = 120  # s: the master imports the app and loads the solvers' compiled kernels
 
 
