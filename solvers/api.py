@@ -185,68 +185,47 @@ def warm_tasks() -> list[tuple[str, str]]:
     return tasks
 
 
-def warm_groups() -> dict[str, list[tuple[str, str]]]:
-    """:func:`warm_tasks` by machinery, in their order, and the references' kernel as a group of its own
-    (``("references", "")``). A compile process keeps to a group while it has tasks, so that the model functions a
-    machinery's kernels share (``kernels.part``) compile in the process that needs them first; a process that
-    takes over another group's kernels later loads those parts from the disk cache (docs/performance.md, "The
-    warm-up's two processes, by machinery")."""
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for m, b in warm_tasks():
-        groups.setdefault(BENCHMARKS[b].machinery, []).append((m, b))
-    groups["references"] = [("references", "")]
-    return groups
+def warm_order() -> list[tuple[str, str]]:
+    """:func:`warm_tasks` in the order the warm-up's processes take them, and the references' kernel
+    (``("references", "")``): the compiled implicit kernels first (a Newton iteration around the step: the
+    largest compiles, lgvi's a minute here), then the explicit ones and the references' DOP853, then the SciPy
+    baselines (nothing to compile); registry order within each. Two processes taking the next task when free
+    then end within a few seconds of each other (docs/performance.md, "The warm-up's two processes")."""
+    tasks = [*warm_tasks(), ("references", "")]
+
+    def rank(task: tuple[str, str]) -> int:
+        if task[0] == "references":
+            return 1
+        props = METHODS[task[0]].properties
+        return 2 if "not compiled" in props else 0 if "implicit" in props else 1
+
+    return sorted(tasks, key=rank)
 
 
 def _warm_task(task: tuple[str, str]) -> None:
-    """One task of :func:`warm_groups`: a (method, benchmark) pair, or the references' kernel."""
+    """One task of :func:`warm_order`: a (method, benchmark) pair, or the references' kernel."""
     if task[0] == "references":
         _warm_references()
     else:
         _warm_pair(task)
 
 
-def _warm_worker(groups: dict[str, list[tuple[str, str]]], taken: Any, first: int) -> None:
-    """One compile process of :func:`warmup`: the tasks of group ``first`` (an index into ``groups``), then of
-    every group it has begun, then of the group with the most tasks left. ``taken`` (a shared array with a lock)
-    counts the tasks handed out of each group."""
-    names = list(groups)
-    mine = [names[first % len(names)]]
-    while True:
-        with taken.get_lock():
-            left = {n: len(groups[n]) - taken[i] for i, n in enumerate(names)}
-            order = mine + sorted((n for n in names if n not in mine), key=lambda n: -left[n])
-            pick = next((n for n in order if left[n] > 0), None)
-            if pick is None:
-                return
-            i = names.index(pick)
-            task = groups[pick][taken[i]]
-            taken[i] += 1
-        if pick not in mine:
-            mine.append(pick)
-        _warm_task(task)
-
-
 def warmup(verbose: bool = True, jobs: int = 1) -> float:
     """Compile (or load from the on-disk cache) every kernel by running each pair for two steps.
 
-    ``jobs`` > 1 compiles the distinct kernels in that many processes at once, each keeping to a machinery
-    (:func:`warm_groups`) and taking over another's tasks when its own are done (numba compiles in one thread;
-    each kernel is one file in the cache, written atomically), then loads them all in this process."""
+    ``jobs`` > 1 compiles the distinct kernels in that many processes at once, each taking the next task of
+    :func:`warm_order` when it is free, then loads them all in this process."""
     t0 = time.perf_counter()
     if jobs > 1:
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        ctx = multiprocessing.get_context("spawn")
-        groups = warm_groups()
-        taken = ctx.Array("i", len(groups))
-        procs = [ctx.Process(target=_warm_worker, args=(groups, taken, k), daemon=True) for k in range(jobs)]
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.join()
-        if any(proc.exitcode != 0 for proc in procs):
-            raise RuntimeError("a compile process of the warm-up failed (its traceback is above)")
+        # each task to the first free process, in warm_order (numba compiles in one thread and writes each cache
+        # file atomically; a part one process compiled, the other loads). A process that dies raises
+        # BrokenProcessPool here instead of leaving the warm-up waiting
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for _ in pool.map(_warm_task, warm_order()):
+                pass
     for m in METHODS:
         _warm_method(m)
     _warm_references()

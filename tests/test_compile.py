@@ -44,27 +44,17 @@ def test_the_warm_up_compiles_every_distinct_kernel_once() -> None:
     assert sum(m == "rk4" for m, _ in tasks) == 3  # rk4 runs on all three machineries
 
 
-def test_the_warm_up_groups_hold_every_kernel_once_by_machinery() -> None:
-    groups = api.warm_groups()
-    assert groups.pop("references") == [("references", "")]
-    assert [t for g in groups.values() for t in g] == sorted(api.warm_tasks(), key=lambda t: list(groups).index(
-        BENCHMARKS[t[1]].machinery))  # each task once, in warm_tasks' order within its group
-    assert all(BENCHMARKS[b].machinery == name for name, g in groups.items() for _, b in g)
-
-
-def test_a_compile_process_keeps_to_its_group_then_takes_the_one_with_most_left(monkeypatch) -> None:
-    """One compile process of the warm-up alone: its own group's tasks first, then the other groups, the one with
-    the most tasks left first; what another process took (``taken``) is not done again."""
-    import multiprocessing
-
-    done: list[tuple[str, str]] = []
-    monkeypatch.setattr(api, "_warm_task", done.append)
-    groups = {"a": [("m1", "a")], "b": [("m2", "b"), ("m3", "b")], "c": [("m4", "c"), ("m5", "c"), ("m6", "c")]}
-    taken = multiprocessing.get_context("spawn").Array("i", 3)
-    taken[2] = 1  # another process has begun group c
-    api._warm_worker(groups, taken, 1)
-    assert done == [("m2", "b"), ("m3", "b"), ("m5", "c"), ("m6", "c"), ("m1", "a")]
-    assert list(taken) == [1, 2, 3]
+def test_the_warm_up_takes_the_implicit_kernels_first_and_every_task_once() -> None:
+    """warm_order: warm_tasks and the references' kernel, each once; the compiled implicit kernels (the largest
+    compiles) before every other, the SciPy baselines (nothing to compile) last, registry order within each."""
+    order = api.warm_order()
+    assert sorted(order) == sorted([*api.warm_tasks(), ("references", "")])
+    props = [() if m == "references" else METHODS[m].properties for m, _ in order]
+    rank = [2 if "not compiled" in p else 0 if "implicit" in p else 1 for p in props]
+    assert rank == sorted(rank) and rank[0] == 0 and rank[-1] == 2
+    implicit = [t for t, r in zip(order, rank, strict=True) if r == 0]
+    assert {m for m, _ in implicit} >= {"lgvi", "rattlie", "lie_galpha", "spark", "hermite_h23g2"}
+    assert implicit == [t for t in api.warm_tasks() if t in implicit]  # registry order kept
 
 
 # Every compiled function the warm-up's runs compile, by qualified name: numba fires "numba:compile" only when a
