@@ -14,7 +14,9 @@ CHROMIUM = /usr/bin/chromium-headless-shell
 serve: bytecode
 	$(BIN)/gunicorn -c app/gunicorn_conf.py --bind $(HOST):$(PORT) app:server
 
-test: bytecode chromium
+# The venv and the Debian packages at once: one waits on the package index and the disk, the other on apt and dpkg
+test:
+	$(MAKE) -j 2 bytecode chromium
 	$(BIN)/python -m solvers warmup --jobs 2
 	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
