@@ -27,6 +27,7 @@ start, with this reason.
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 
@@ -116,8 +117,6 @@ _warm: list = []  # the background processes started by when_ready (the master's
 def on_exit(server):
     """Stop an unfinished background warm-up with the server: its process group (app.warm and the compile
     processes it spawned), so a stopped server leaves no compiler running."""
-    import signal
-
     for proc in _warm:
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
@@ -132,3 +131,35 @@ def pre_fork(server, worker):
     import gc
 
     gc.freeze()
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)  # a stop, graceful or quick
+
+
+def post_fork(server, worker):
+    """Keep the arbiter's signal queue for :func:`post_worker_init`. Until the new worker installs its own handlers
+    (``init_signals``, in ``init_process``), a signal to it runs the master's handler it inherited, which only puts
+    the signal into the worker's copy of the master's queue, where nothing reads it. A stop that comes while a
+    worker boots (the master's SIGTERM to its workers, or ``kill`` to the server's process group) was lost so, and
+    the master waited its whole ``graceful_timeout`` (30 s) for that worker: seen in the suite, a server stopped
+    4 s after its start took 30 s to stop."""
+    worker.signals_while_booting = server.SIG_QUEUE
+
+
+def post_worker_init(worker):
+    """Act on a stop that arrived before the worker had its own handlers (:func:`post_fork`): the worker ends
+    before it serves. Only stops count; the copied queue also holds whatever the master had queued at the fork,
+    and a stop queued there means the master is stopping too."""
+    import queue
+
+    pending = getattr(worker, "signals_while_booting", None)
+    received = []
+    if isinstance(pending, list):  # gunicorn < 27 kept a list
+        received = list(pending)
+    elif pending is not None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                received.append(pending.get_nowait())
+    if any(sig in STOP_SIGNALS for sig in received):
+        worker.log.info("a stop arrived while the worker booted: it ends before serving (pid: %s)", worker.pid)
+        worker.alive = False

@@ -97,3 +97,46 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
             if "(app.warm --serve, pid" in line:
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
+
+
+def test_a_stop_while_the_workers_boot_is_not_lost(tmp_path):
+    """A SIGTERM that reaches a worker before it has its own signal handlers (app/gunicorn_conf.py, post_fork)
+    stops it once it has booted, instead of leaving the master to wait its graceful_timeout (30 s) and kill it.
+    Each worker's boot is slowed by 3 s in post_fork here, so the master's SIGTERM to its workers lands in that
+    window; without the fix the stop takes 30 s."""
+    conf = tmp_path / "slow_boot_conf.py"
+    conf.write_text(
+        "import time\n"
+        "from app import gunicorn_conf as base\n"
+        "from app.gunicorn_conf import *  # noqa: F403\n"
+        "\n"
+        "def post_fork(server, worker):\n"
+        "    getattr(base, 'post_fork', lambda server, worker: None)(server, worker)\n"
+        "    time.sleep(3)\n")
+    port = _free_port()
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
+    log = tmp_path / "gunicorn.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(conf), "--bind", f"127.0.0.1:{port}",
+                                 "app:server"], cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while b"Booting worker" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)  # to the master only, as `docker stop` does
+        stopped = time.monotonic()
+        proc.wait(60)
+        took = time.monotonic() - stopped
+        text = log.read_text(errors="replace")
+        # 30 s is gunicorn's wait for a worker that never saw the stop; a booting worker's own stop takes 3-5 s
+        assert took < 20, (took, text[-3000:])
+        assert "a stop arrived while the worker booted" in text, text[-3000:]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for line in log.read_text(errors="replace").splitlines():
+            if "(app.warm --serve, pid" in line or "(app.warm, pid" in line:
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
