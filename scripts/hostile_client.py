@@ -458,14 +458,23 @@ def _max_rss(pid: int | None) -> int:
 
 
 def _job_processes(pid: int | None) -> int:
-    """Processes below the gunicorn workers (the background jobs they forked)."""
+    """Live processes below the gunicorn workers (the background jobs they forked). Not zombies: a job cancelled
+    through another worker than the one that forked it stays a zombie of that one until it forks its next job
+    (app.job_manager), holding no memory and no slot; counting it made a flood right after a cancel on the same
+    server look like one process too many."""
     if not pid:
         return 0
     import psutil
 
+    def live(process) -> bool:
+        try:
+            return process.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+        except psutil.NoSuchProcess:
+            return False
+
     try:
         workers = psutil.Process(pid).children()
-        return sum(len(w.children(recursive=True)) for w in workers)
+        return sum(live(p) for w in workers for p in w.children(recursive=True))
     except psutil.NoSuchProcess:
         return 0
 
