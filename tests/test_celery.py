@@ -200,9 +200,10 @@ PROGRESS_AT_LEAST = """percent => [...document.querySelectorAll('#run-progress p
     .some(p => 100 * p.value >= percent)"""
 
 
-def _start_job(page, url: str, percent: float = 0.0) -> None:
-    """Start the long run and wait until its progress bar shows ``percent`` (0: until it is running)."""
-    test_browser.open_page(page, test_browser.link(url, **LONG_ENOUGH))
+def _start_job(page, url: str, percent: float = 0.0, **changes: str) -> None:
+    """Start the long run (with ``changes`` to its link) and wait until its progress bar shows ``percent`` (0: until
+    it is running)."""
+    test_browser.open_page(page, test_browser.link(url, **{**LONG_ENOUGH, **changes}))
     page.click("#run-start")
     page.wait_for_selector("#run-status .status-running", timeout=30_000)
     if percent > 0:
@@ -240,34 +241,32 @@ def test_a_killed_worker_process_hands_the_job_on(page, celery_server, record_pr
     record_property("timing", f"Celery pool process killed: result on the page {time.monotonic() - t0:.1f} s later")
 
 
-def test_a_redis_restart_mid_job_gives_a_clear_error(page, tmp_path, record_property):
-    """Redis killed mid-job and started again on its port (its own setup: the shared one stays intact): the page
-    says what happened within seconds instead of "Running…" for good, and a new run works. (Celery's worker, on
-    losing the broker with an unacknowledged task, stops with "Unrecoverable error: AttributeError(... 'hostname')"
-    in kombu's Redis transport, a known kombu failure; compose.yaml restarts it, as this test does.)"""
-    setup = Setup(tmp_path)
-    try:
-        url = setup.up()
-        _start_job(page, url, percent=2.0)
-        t0 = time.monotonic()
-        redis = setup.procs["redis"]
-        redis.kill()
-        redis.wait(10)
-        time.sleep(1.0)  # the outage itself: Redis stays down for a second before it is started again
-        setup.start_redis()
-        page.wait_for_selector("#run-status .status-error", timeout=60_000)
-        message = page.inner_text("#run-status")
-        assert "lost its connection to the job queue (Redis was restarted or is unreachable)" in message, message
-        waited = time.monotonic() - t0
-        worker = setup.procs["worker"]
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.wait(30)  # it stops (above); if it recovered instead, it is used as it is
-        if worker.poll() is not None:
-            setup.start("worker", worker.args)
-        page.fill("#run-t-end", "0.5")
-        page.wait_for_timeout(300)
-        test_browser.run_and_wait(page, scene=False)
-        record_property("timing", f"Redis restart mid-job: error on the page {waited:.1f} s after the kill; a new "
-                                  "run then completed")
-    finally:
-        setup.down()
+def test_a_redis_restart_mid_job_gives_a_clear_error(page, celery_server, record_property):
+    """Redis killed mid-job and started again on its port: the page says what happened within seconds instead of
+    "Running…" for good, and a new run works. (Celery's worker, on losing the broker with an unacknowledged task,
+    stops with "Unrecoverable error: AttributeError(... 'hostname')" in kombu's Redis transport, a known kombu
+    failure; compose.yaml restarts it, as this test does.) On the module's setup, as the file's last test: it leaves
+    that setup running again (Redis restarted, the worker too if it stopped), which the new run checks."""
+    setup = SETUP["module"]
+    url = celery_server
+    _start_job(page, url, percent=2.0, t_end="149")  # not the killed-worker test's run, which the cache holds
+    t0 = time.monotonic()
+    redis = setup.procs["redis"]
+    redis.kill()
+    redis.wait(10)
+    time.sleep(1.0)  # the outage itself: Redis stays down for a second before it is started again
+    setup.start_redis()
+    page.wait_for_selector("#run-status .status-error", timeout=60_000)
+    message = page.inner_text("#run-status")
+    assert "lost its connection to the job queue (Redis was restarted or is unreachable)" in message, message
+    waited = time.monotonic() - t0
+    worker = setup.procs["worker"]
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        worker.wait(30)  # it stops (above); if it recovered instead, it is used as it is
+    if worker.poll() is not None:
+        setup.start("worker", worker.args)
+    page.fill("#run-t-end", "0.5")
+    page.wait_for_timeout(300)
+    test_browser.run_and_wait(page, scene=False)
+    record_property("timing", f"Redis restart mid-job: error on the page {waited:.1f} s after the kill; a new "
+                              "run then completed")
