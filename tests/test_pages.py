@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from conftest import frozen_jobs, job_processes
+from conftest import frozen_jobs, job_processes, profile_page
 from test_browser import choose
 
 import solvers
@@ -566,45 +566,48 @@ def test_navigation_header_reaches_both_pages(page, live_server):
 
 @pytest.mark.browser
 @pytest.mark.xdist_group("browser")
-def test_every_page_obeys_the_server_cap_with_the_same_message(browser, capped_server, record_property):
+def test_every_page_obeys_the_server_cap_with_the_same_message(profile, browser, capped_server, record_property):
     """Per-server cap 1: a Convergence study in one browser session holds the server's only slot; a Papers
     preset and a Run-page run in another session wait for it (the queue, 1 s here) and are then refused with
-    the same sentence."""
-    sessions = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    the same sentence. The study's job is stopped (SIGSTOP) meanwhile: it holds the slot as a running job does,
+    without spending the CPU the rest of the suite runs on."""
+    other = browser.new_context(viewport={"width": 1280, "height": 900})  # another browser: another session
     try:
-        first, second = (s.new_page() for s in sessions)
-        first.goto(capped_server + "convergence")
-        first.wait_for_selector("#conv-order-graph .main-svg")
-        first.fill("#conv-h", "0.0008")  # the reference first: about 1 s at this end time
-        first.fill("#conv-levels", "6")
-        first.fill("#conv-t-end", "12")  # 3,780,000 steps of four methods (the cap is 4,000,000), SciPy's Radau
-        choose(first, "conv-methods", ["scipy_radau", "rattlie", "lgvi", "lie_galpha"])  # minutes of work
-        first.click("#conv-run")
-        first.wait_for_selector("#conv-status .status-running:has-text('% of all steps')",
-                                timeout=PROGRESS_TIMEOUT_MS)
+        with profile_page(profile) as first:
+            second = other.new_page()
+            first.goto(capped_server + "convergence")
+            first.wait_for_selector("#conv-order-graph .main-svg")
+            first.fill("#conv-h", "0.0008")  # the reference first: about 1 s at this end time
+            first.fill("#conv-levels", "6")
+            first.fill("#conv-t-end", "12")  # 3,780,000 steps of four methods (the cap is 4,000,000), SciPy's Radau
+            choose(first, "conv-methods", ["scipy_radau", "rattlie", "lgvi", "lie_galpha"])  # minutes of work
+            earlier = job_processes(capped_server.pid)  # a job another test left ending on this server
+            first.click("#conv-run")
+            first.wait_for_selector("#conv-status .status-running:has-text('% of all steps')",
+                                    timeout=PROGRESS_TIMEOUT_MS)
+            with frozen_jobs(capped_server.pid, besides=earlier) as stopped:
+                assert stopped, "the study ended before the other session's runs"
+                second.goto(capped_server + "papers")
+                second.wait_for_selector("#preset-seed000")
+                second.fill("#papers-t-end", "3")
+                _watch_status(second, "papers-status")
+                _watch_status(first, "conv-status")
+                second.click("#preset-seed000 button")
+                papers_text = _refusal(second, "papers-status", first)
 
-        second.goto(capped_server + "papers")
-        second.wait_for_selector("#preset-seed000")
-        second.fill("#papers-t-end", "3")
-        _watch_status(second, "papers-status")
-        _watch_status(first, "conv-status")
-        second.click("#preset-seed000 button")
-        papers_text = _refusal(second, "papers-status", first)
+                second.goto(capped_server)
+                second.wait_for_selector("#run-start")
+                _watch_status(second, "run-status")
+                second.click("#run-start")
+                run_text = _refusal(second, "run-status", first)
 
-        second.goto(capped_server)
-        second.wait_for_selector("#run-start")
-        _watch_status(second, "run-status")
-        second.click("#run-start")
-        run_text = _refusal(second, "run-status", first)
-
-        busy = ("Nothing was run: The server is busy (1 jobs running) and no slot freed up within 1 s: try again in "
-                "a moment.")
-        assert papers_text == run_text == busy
-        assert first.locator("#conv-status .status-running").count() == 1  # the study was never disturbed
-        first.click("#conv-cancel")
-        first.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
-        record_property("timing", "caps: the second session's Papers and Run jobs refused while the first's "
-                                  "Convergence study held the server's slot")
+                busy = ("Nothing was run: The server is busy (1 jobs running) and no slot freed up within 1 s: "
+                        "try again in a moment.")
+                assert papers_text == run_text == busy
+                assert first.locator("#conv-status .status-running").count() == 1  # the study was never disturbed
+                first.click("#conv-cancel")
+                first.wait_for_selector("#conv-status .status-cancelled", timeout=10_000)
+            record_property("timing", "caps: the second session's Papers and Run jobs refused while the first's "
+                                      "Convergence study held the server's slot")
     finally:
-        for s in sessions:
-            s.close()
+        other.close()
