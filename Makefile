@@ -14,15 +14,11 @@ CHROMIUM = /usr/bin/chromium-headless-shell
 serve: bytecode
 	$(BIN)/gunicorn -c app/gunicorn_conf.py --bind $(HOST):$(PORT) app:server
 
-# The Debian packages beside the venv and the kernels' compile: apt and dpkg wait on the mirror and the disk, the
-# compile on the CPU (on a new machine apt takes 20-75 s; docs/performance.md, "make test: where its time goes")
+# The venv and the Debian packages at once: one waits on the package index and the disk, the other on apt and dpkg
 test:
-	$(MAKE) -j 2 warm chromium
-	$(BIN)/python -m pytest $(PYTEST_FLAGS)
-
-# Every solver kernel compiled into numba's cache once, in two processes: the tests' processes load them
-warm: bytecode
+	$(MAKE) -j 2 bytecode chromium
 	$(BIN)/python -m solvers warmup --jobs 2
+	$(BIN)/python -m pytest $(PYTEST_FLAGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -60,4 +56,4 @@ chromium:
 		echo "      The browser/Celery tests will be skipped (and fail when CI=true)."; \
 	fi
 
-.PHONY: serve test lint chromium bytecode warm
+.PHONY: serve test lint chromium bytecode
