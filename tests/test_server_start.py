@@ -61,19 +61,34 @@ def _first_200(url: str, proc: subprocess.Popen, timeout: float) -> tuple[float 
     return start_page, None
 
 
+def _start(tmp_path, conf: str = "app/gunicorn_conf.py", env: dict | None = None) -> tuple[subprocess.Popen, int]:
+    """gunicorn with ``conf`` on a free port and a new cache directory in tmp_path, logging to gunicorn.log there, in
+    its own session; (the process, the port)."""
+    port = _free_port()
+    (tmp_path / "cache").mkdir()
+    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "cache"), **(env or {})}
+    with open(tmp_path / "gunicorn.log", "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", conf, "--bind", f"127.0.0.1:{port}",
+                                 "app:server"], cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    return proc, port
+
+
+def _end_warm_ups(log) -> None:
+    """Kill the background warm-ups the server's log names (app.warm, in their own sessions)."""
+    for line in log.read_text(errors="replace").splitlines():
+        if "(app.warm --serve, pid" in line or "(app.warm, pid" in line:
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
+
+
 def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path, two_cpu_hogs,
                                                                         record_property):
     if not solvers.api.kernels_ready():
         pytest.skip("needs the compiled kernels (a warm start): python -m solvers warmup")
-    port = _free_port()
-    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "cache")}
-    (tmp_path / "cache").mkdir()
     log = tmp_path / "gunicorn.log"
     started = time.monotonic()
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "app/gunicorn_conf.py", "--bind",
-                                 f"127.0.0.1:{port}", "app:server"], cwd=REPO_ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    proc, port = _start(tmp_path)
     try:
         start_page, answered = _first_200(f"http://127.0.0.1:{port}/", proc, START_TIMEOUT)
         text = log.read_text(errors="replace")
@@ -93,10 +108,7 @@ def test_a_warm_start_listens_before_the_calibration_under_two_cpu_hogs(tmp_path
                                   f"after {answered - started:.2f} s")
     finally:
         stop_gunicorn(proc)
-        for line in log.read_text(errors="replace").splitlines():  # the background warm-up, in its own session
-            if "(app.warm --serve, pid" in line:
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
+        _end_warm_ups(log)
 
 
 def test_a_stop_while_the_workers_boot_is_not_lost(tmp_path):
@@ -111,15 +123,10 @@ def test_a_stop_while_the_workers_boot_is_not_lost(tmp_path):
         "from app.gunicorn_conf import *  # noqa: F403\n"
         "\n"
         "def post_fork(server, worker):\n"
-        "    getattr(base, 'post_fork', lambda server, worker: None)(server, worker)\n"
+        "    base.post_fork(server, worker)\n"
         "    time.sleep(3)\n")
-    port = _free_port()
-    env = {**os.environ, "INTEGRATOR_LAB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
     log = tmp_path / "gunicorn.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(conf), "--bind", f"127.0.0.1:{port}",
-                                 "app:server"], cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+    proc, _port = _start(tmp_path, str(conf), {"PYTHONPATH": str(REPO_ROOT)})
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while b"Booting worker" not in log.read_bytes():
@@ -136,7 +143,4 @@ def test_a_stop_while_the_workers_boot_is_not_lost(tmp_path):
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        for line in log.read_text(errors="replace").splitlines():
-            if "(app.warm --serve, pid" in line or "(app.warm, pid" in line:
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.killpg(int(line.split("pid ")[1].split(")")[0]), signal.SIGKILL)
+        _end_warm_ups(log)
