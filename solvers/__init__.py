@@ -7,9 +7,10 @@ spherical joints as a benchmark every rigid method runs (``unregister`` removes 
 package version every Result's provenance records.
 """
 
-from . import _numba_cache
+from . import _numba_cache, _numba_inline
 
 _numba_cache.configure()  # before any kernel module is imported (see solvers/_numba_cache.py)
+_numba_inline.install()  # before the first compile: numba's inliner without its repeated work
 
 from ._version import __version__  # noqa: E402
 from .api import MAX_STEPS, benchmarks, describe, describe_method, methods, rerun, simulate, warmup  # noqa: E402
