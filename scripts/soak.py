@@ -5,7 +5,8 @@
 
 Each session is scripts/http_load_test.py's Session (Dash's protocol, request for request, its own cookies): it
 loads the Run page once, then clicks Run again and again until the time is up, each click with another end
-time (a cache miss, as a class exploring a parameter makes), waiting for the charts before the next click.
+time (a cache miss, as a class exploring a parameter makes), waiting for the charts before the next click, and
+``--think`` seconds more (default 0: back to back).
 Every ``--interval`` seconds it samples the resident memory (RSS) of the server's master, each worker and each
 job process (psutil), and the size of the cache directory. It reports, as JSON: runs completed and lost, the
 p50/p95/max click-to-charts latency, the samples, and the total RSS and the cache size at the end of the first
@@ -65,8 +66,10 @@ def dir_bytes(path: Path | None) -> int | None:
     return total
 
 
-def _loop(url: str, deps: list[dict], index: int, stop_at: float, timeout: float, out: list) -> None:
-    """One session: load the page, then click Run with a new end time until stop_at."""
+def _loop(url: str, deps: list[dict], index: int, stop_at: float, timeout: float, out: list,
+          think: float = 0.0) -> None:
+    """One session: load the page, then click Run with a new end time until stop_at, ``think`` seconds after each
+    run's charts before the next click (a student reading them)."""
     try:
         session = Session(url, deps, timeout)
         session.load("/")
@@ -89,16 +92,17 @@ def _loop(url: str, deps: list[dict], index: int, stop_at: float, timeout: float
         session.props["run-start"] = (ident, {**props, "n_clicks": (props.get("n_clicks") or 0) + 1})
         out.append({"session": index, "t": started, **result})
         click += 1
+        time.sleep(max(0.0, min(think, stop_at - time.monotonic())))
 
 
 def soak(url: str, sessions: int, minutes: float, timeout: float, pid: int | None, cache_dir: Path | None,
-         interval: float) -> dict:
+         interval: float, think: float = 0.0) -> dict:
     """Run the sessions against url for the given minutes, sampling the server every interval seconds."""
     deps = json.loads(urllib.request.urlopen(url + "/_dash-dependencies", timeout=timeout).read())
     t0 = time.monotonic()
     stop_at = t0 + 60.0 * minutes
     results: list[dict] = []
-    threads = [threading.Thread(target=_loop, args=(url, deps, i, stop_at, timeout, results), daemon=True)
+    threads = [threading.Thread(target=_loop, args=(url, deps, i, stop_at, timeout, results, think), daemon=True)
                for i in range(sessions)]
     for t in threads:
         t.start()
@@ -156,19 +160,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--interval", type=float, default=5.0, help="seconds between samples (default 5)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds a run may take before it counts lost")
     p.add_argument("--workers", type=int, help="gunicorn workers of the server started here")
+    p.add_argument("--think", type=float, default=0.0,
+                   help="seconds each session waits after a run's charts before its next click (default 0)")
     args = p.parse_args(argv)
     if not 1 <= args.sessions <= MAX_SESSIONS:
         p.error(f"--sessions must be within 1..{MAX_SESSIONS}")
     if not 0 < args.minutes <= MAX_MINUTES:
         p.error(f"--minutes must be within (0, {MAX_MINUTES:g}]")
+    if not 0 <= args.think <= 60:
+        p.error("--think must be within [0, 60] seconds")
     if args.url and not _loopback(args.url):
         p.error("only loopback URLs are accepted")
     if args.url:
         report = soak(args.url.rstrip("/"), args.sessions, args.minutes, args.timeout, args.pid, args.cache_dir,
-                      args.interval)
+                      args.interval, args.think)
     else:
         with _server(args.workers, prefix="integrator-lab-soak-") as (url, pid):
-            report = soak(url, args.sessions, args.minutes, args.timeout, pid, None, args.interval)
+            report = soak(url, args.sessions, args.minutes, args.timeout, pid, None, args.interval, args.think)
     print(json.dumps(report, indent=1))
     return 0 if report["lost"] == 0 else 1
 
