@@ -40,7 +40,7 @@ def test_a_one_minute_soak_loses_nothing(live_server):
     """Two sessions clicking Run for 60 s against the test server, each reading its charts for a second before the
     next click: every run completes, the master's and workers' RSS after the first 30 s stays within 25 % (a leak
     per run would grow with the runs), the cache directory is measured. (Back to back, the two sessions and the
-    server kept a core busy for the minute, which the suite's other worker is short of.)"""
+    server took nearly both cores for the minute, which the suite's other worker is short of.)"""
     out = subprocess.run([sys.executable, "scripts/soak.py", "--url", live_server, "--pid", str(live_server.pid),
                           "--sessions", "2", "--minutes", "1", "--interval", "2", "--timeout", "120",
                           "--think", "1"],
