@@ -6,6 +6,7 @@ Screenshots for docs/dashboard.md and docs/lessons.md: ``INTEGRATOR_LAB_SCREENSH
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -198,14 +199,21 @@ def test_laptop_chart_titles_are_whole_and_name_the_benchmark(profile, live_serv
 
 
 def test_typing_after_a_dropdown_opens_filters_it(laptop, live_server):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     laptop.goto(live_server)
     laptop.wait_for_selector("#run-energy-graph .main-svg")
     laptop.click("#run-benchmark")
     laptop.wait_for_selector(".dash-dropdown-content")
     laptop.keyboard.type("3D pend")
     laptop.wait_for_function("() => document.querySelector('.dash-dropdown-search').value === '3D pend'")
-    options = laptop.eval_on_selector_all(".dash-dropdown-content .dash-options-list-option",
-                                          "els => els.map(e => e.textContent)")
+    # the list re-renders after the search box's value: wait for that render, not for the value alone
+    listed = "() => [...document.querySelectorAll('.dash-dropdown-content .dash-options-list-option')]" \
+             ".map(e => e.textContent)"
+    with contextlib.suppress(PlaywrightTimeout):
+        laptop.wait_for_function(f"() => {{ const o = ({listed})(); return o.length > 0 && "
+                                 "o.every(t => t.includes('3D pend')); }", timeout=5000)
+    options = laptop.evaluate(listed)
     assert options and all("3D pend" in o for o in options), options
 
 
